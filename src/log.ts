@@ -1,0 +1,24 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/**
+ * JSON-lines logger. Every process makes one at start-up and passes children down
+ * (`log.child({ requestId })`), so each line carries the id that ties it to a request or job.
+ * Secrets never go into a log line: callers log key prefixes, not keys.
+ */
+export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({
+    name,
+    level,
+    base: { component: name },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: ['authorization', 'headers.authorization', 'headers["x-api-key"]', 'key', 'secret'], censor: '[redacted]' },
+  });
+}
+
+/** A logger that writes nothing, for tests that do not look at logs. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
