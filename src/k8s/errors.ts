@@ -1,0 +1,53 @@
+/**
+ * Reading the apiserver's answers: client-node throws ApiException with the HTTP code and,
+ * for most errors, the Status object as raw text.
+ */
+
+interface StatusLike {
+  code?: number;
+  reason?: string;
+  message?: string;
+}
+
+export function statusCode(err: unknown): number | undefined {
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number') {
+    return err.code;
+  }
+  return undefined;
+}
+
+export const isNotFound = (err: unknown): boolean => statusCode(err) === 404;
+/** A resourceVersion conflict (not AlreadyExists, which shares the 409). */
+export const isConflict = (err: unknown): boolean =>
+  statusCode(err) === 409 && statusOf(err)?.reason !== 'AlreadyExists';
+export const isAlreadyExists = (err: unknown): boolean =>
+  statusCode(err) === 409 && statusOf(err)?.reason === 'AlreadyExists';
+export const isInvalid = (err: unknown): boolean => statusCode(err) === 422;
+export const isForbidden = (err: unknown): boolean => statusCode(err) === 403;
+
+/** The Status object of an apiserver error, parsed from the exception body. */
+export function statusOf(err: unknown): StatusLike | undefined {
+  if (typeof err !== 'object' || err === null || !('body' in err)) return undefined;
+  const body = err.body;
+  if (typeof body === 'object' && body !== null) return body as StatusLike;
+  if (typeof body !== 'string') return undefined;
+  try {
+    return JSON.parse(body) as StatusLike;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The apiserver's own message, for logs and for surfacing schema rejections. */
+export function apiMessage(err: unknown): string {
+  const status = statusOf(err);
+  if (status?.message) return status.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Whether an error is worth retrying: conflicts, throttling, server and network errors. */
+export function isTransient(err: unknown): boolean {
+  const code = statusCode(err);
+  if (code === undefined) return true; // network errors carry no HTTP code
+  return code === 409 || code === 429 || code >= 500;
+}

@@ -1,0 +1,165 @@
+import { type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import type { Logger } from '../log.ts';
+import type { Kube } from './client.ts';
+
+export type EventType = 'add' | 'update' | 'delete';
+export type Listener<T> = (type: EventType, obj: T) => void;
+type Lister<T> = () => Promise<{ items: T[]; metadata?: { resourceVersion?: string } }>;
+
+export interface InformerOptions<T> {
+  /** REST path of the collection to watch. */
+  path: string;
+  list: Lister<T>;
+  labelSelector?: string;
+  log: Logger;
+  /** Backoff after an error: first delay and cap, in ms. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/**
+ * A list+watch cache of one collection. client-node's informer relists by itself on 410
+ * Gone but stops on any other error (an apiserver restart, a dropped connection): this
+ * wrapper restarts it with exponential backoff, from the last resourceVersion it saw, so
+ * changes made while it was down are delivered when it comes back. Cached objects are
+ * shared: callers must never mutate them. Secondary indexes give O(1) look-ups by a
+ * derived key (an ApiKey by its hash, a job by its account).
+ */
+export class Informer<T extends KubernetesObject> {
+  private readonly inner: ListWatch<T>;
+  private readonly opts: InformerOptions<T>;
+  private readonly listeners: Listener<T>[] = [];
+  private readonly indexers = new Map<string, (obj: T) => string[]>();
+  private readonly indexes = new Map<string, Map<string, Map<string, T>>>();
+  private readonly indexedKeys = new Map<string, Map<string, string[]>>();
+  private stopped = true;
+  private backoffMs: number;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private syncedFlag = false;
+  private syncWaiters: Array<() => void> = [];
+
+  constructor(kube: Kube, opts: InformerOptions<T>) {
+    this.opts = opts;
+    this.backoffMs = opts.minBackoffMs ?? 500;
+    this.inner = new ListWatch<T>(opts.path, new Watch(kube.kc), opts.list as never, false, opts.labelSelector);
+    this.inner.on('add', (obj) => this.emit('add', obj));
+    this.inner.on('update', (obj) => this.emit('update', obj));
+    this.inner.on('delete', (obj) => this.emit('delete', obj));
+    this.inner.on('error', (err) => this.onError(err));
+  }
+
+  /** True once the first full list has been loaded. */
+  get synced(): boolean {
+    return this.syncedFlag;
+  }
+
+  on(listener: Listener<T>): void {
+    this.listeners.push(listener);
+  }
+
+  /** Adds a secondary index; call before start. */
+  addIndex(name: string, keysOf: (obj: T) => string[]): void {
+    this.indexers.set(name, keysOf);
+    this.indexes.set(name, new Map());
+    this.indexedKeys.set(name, new Map());
+  }
+
+  byIndex(name: string, value: string): T[] {
+    const bucket = this.indexes.get(name)?.get(value);
+    return bucket ? [...bucket.values()] : [];
+  }
+
+  get(name: string): T | undefined {
+    return this.inner.get(name, this.namespaceOf());
+  }
+
+  list(): readonly T[] {
+    return this.inner.list();
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.run();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      // Resolves once the list (when needed) and the watch request are made; a failed
+      // list is reported through the error event and leaves no resourceVersion.
+      await this.inner.start();
+    } catch (err) {
+      this.onError(err);
+      return;
+    }
+    if (this.inner.latestResourceVersion()) this.markSynced();
+  }
+
+  async waitForSync(timeoutMs = 30_000): Promise<void> {
+    if (this.syncedFlag) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`cache of ${this.opts.path} not synced after ${timeoutMs} ms`)), timeoutMs);
+      this.syncWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.inner.stop();
+  }
+
+  private namespaceOf(): string | undefined {
+    return /\/namespaces\/([^/]+)\//.exec(this.opts.path)?.[1];
+  }
+
+  private markSynced(): void {
+    this.backoffMs = this.opts.minBackoffMs ?? 500;
+    if (this.syncedFlag) return;
+    this.syncedFlag = true;
+    for (const w of this.syncWaiters.splice(0)) w();
+  }
+
+  private onError(err: unknown): void {
+    if (this.stopped) return;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs ?? 30_000);
+    this.opts.log.warn({ path: this.opts.path, err: String(err), retryInMs: delay }, 'watch failed; restarting');
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (!this.stopped) void this.run();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  private emit(type: EventType, obj: T): void {
+    this.reindex(type, obj);
+    for (const l of this.listeners) l(type, obj);
+  }
+
+  private reindex(type: EventType, obj: T): void {
+    const id = obj.metadata?.name ?? '';
+    for (const [name, keysOf] of this.indexers) {
+      const index = this.indexes.get(name)!;
+      const known = this.indexedKeys.get(name)!;
+      for (const old of known.get(id) ?? []) {
+        index.get(old)?.delete(id);
+        if (index.get(old)?.size === 0) index.delete(old);
+      }
+      if (type === 'delete') {
+        known.delete(id);
+        continue;
+      }
+      const keys = keysOf(obj);
+      known.set(id, keys);
+      for (const k of keys) {
+        let bucket = index.get(k);
+        if (!bucket) index.set(k, (bucket = new Map()));
+        bucket.set(id, obj);
+      }
+    }
+  }
+}

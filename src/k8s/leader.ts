@@ -1,0 +1,152 @@
+import type { V1Lease } from '@kubernetes/client-node';
+import type { Logger } from '../log.ts';
+import type { Kube } from './client.ts';
+import { isAlreadyExists, isConflict, isNotFound } from './errors.ts';
+
+export interface LeaderElectionOptions {
+  /** Name of the coordination.k8s.io Lease shared by the candidates. */
+  leaseName: string;
+  /** This candidate's identity (Pod name and a random suffix). */
+  identity: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  log: Logger;
+  now?: () => number;
+  onStartedLeading: () => void;
+  /** Called when leadership is lost; the process should stop acting at once. */
+  onStoppedLeading: () => void;
+}
+
+/**
+ * Lease-based leader election with controller-runtime's defaults (lease 15 s, renew
+ * deadline 10 s, retry 2 s). A candidate acquires the Lease when it is free or expired,
+ * by a replace that carries the resourceVersion it read, so of two racing candidates
+ * exactly one write succeeds; the leader renews every retry period and steps down when it
+ * could not renew within the renew deadline, before anyone else may take over.
+ */
+export class LeaderElector {
+  private readonly kube: Kube;
+  private readonly opts: Required<Omit<LeaderElectionOptions, 'now'>> & { now: () => number };
+  private leading = false;
+  private lastRenew = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(kube: Kube, options: LeaderElectionOptions) {
+    this.kube = kube;
+    this.opts = {
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      now: Date.now,
+      ...options,
+    };
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.tick();
+  }
+
+  /** Stops campaigning; a leader releases the Lease so a successor need not wait it out. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (!this.leading) return;
+    this.setLeading(false);
+    try {
+      const lease = await this.read();
+      if (lease?.spec?.holderIdentity === this.opts.identity) {
+        lease.spec.holderIdentity = undefined;
+        lease.spec.leaseDurationSeconds = 1;
+        await this.kube.coordination.replaceNamespacedLease({ name: this.opts.leaseName, namespace: this.kube.namespace, body: lease });
+      }
+    } catch (err) {
+      this.opts.log.warn({ err: String(err) }, 'could not release the leader lease');
+    }
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const held = await this.tryAcquireOrRenew();
+      if (held) {
+        this.lastRenew = this.opts.now();
+        if (!this.leading) this.setLeading(true);
+      } else if (this.leading) {
+        this.setLeading(false);
+      }
+    } catch (err) {
+      this.opts.log.warn({ err: String(err) }, 'leader lease update failed');
+    }
+    if (this.leading && this.opts.now() - this.lastRenew > this.opts.renewDeadlineMs) this.setLeading(false);
+    if (!this.stopped) {
+      this.timer = setTimeout(() => void this.tick(), this.opts.retryPeriodMs);
+      this.timer.unref();
+    }
+  }
+
+  private setLeading(leading: boolean): void {
+    this.leading = leading;
+    this.opts.log.info({ identity: this.opts.identity, lease: this.opts.leaseName }, leading ? 'became leader' : 'stopped leading');
+    if (leading) this.opts.onStartedLeading();
+    else this.opts.onStoppedLeading();
+  }
+
+  private async read(): Promise<V1Lease | undefined> {
+    try {
+      return await this.kube.coordination.readNamespacedLease({ name: this.opts.leaseName, namespace: this.kube.namespace });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** One attempt; true when this candidate holds the Lease afterwards. */
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const now = new Date(this.opts.now());
+    const durationSeconds = Math.ceil(this.opts.leaseDurationMs / 1000);
+    const lease = await this.read();
+    if (!lease) {
+      try {
+        await this.kube.coordination.createNamespacedLease({
+          namespace: this.kube.namespace,
+          body: {
+            metadata: { name: this.opts.leaseName, namespace: this.kube.namespace },
+            spec: { holderIdentity: this.opts.identity, leaseDurationSeconds: durationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+          },
+        });
+        return true;
+      } catch (err) {
+        if (isAlreadyExists(err)) return false;
+        throw err;
+      }
+    }
+    const spec = lease.spec ?? {};
+    const mine = spec.holderIdentity === this.opts.identity;
+    const renewed = spec.renewTime ? new Date(spec.renewTime).getTime() : 0;
+    const expired = !spec.holderIdentity || renewed + (spec.leaseDurationSeconds ?? durationSeconds) * 1000 < now.getTime();
+    if (!mine && !expired) return false;
+    lease.spec = {
+      ...spec,
+      holderIdentity: this.opts.identity,
+      leaseDurationSeconds: durationSeconds,
+      renewTime: now,
+      acquireTime: mine ? spec.acquireTime : now,
+      leaseTransitions: (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
+    };
+    try {
+      // The replace carries the resourceVersion read above: of two racing candidates only one wins.
+      await this.kube.coordination.replaceNamespacedLease({ name: this.opts.leaseName, namespace: this.kube.namespace, body: lease });
+      return true;
+    } catch (err) {
+      if (isConflict(err)) return false;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,152 @@
+import type { Kube } from './client.ts';
+import { MERGE_PATCH } from './client.ts';
+import { isNotFound } from './errors.ts';
+import { API_VERSION, GROUP, type GenjobsResource, PLURALS, VERSION } from './types.ts';
+
+/** What a create takes: the object without apiVersion and kind, which the kind fixes. */
+export type NewResource<T extends GenjobsResource> = Omit<T, 'apiVersion' | 'kind' | 'status'>;
+
+export interface ListPage<T> {
+  items: T[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+/**
+ * Typed access to one genjobs.io kind in the connection's namespace. Writes that carry
+ * `metadata.resourceVersion` (update, updateStatus, a patch that sets it) are
+ * compare-and-swap: the apiserver answers 409 Conflict when the object changed since.
+ */
+export class CustomResources<T extends GenjobsResource> {
+  readonly kind: T['kind'];
+  readonly plural: string;
+  readonly namespace: string;
+  private readonly kube: Kube;
+
+  constructor(kube: Kube, kind: T['kind']) {
+    this.kube = kube;
+    this.kind = kind;
+    this.plural = PLURALS[kind];
+    this.namespace = kube.namespace;
+  }
+
+  /** The REST path of the collection, for watches. */
+  get path(): string {
+    return `/apis/${GROUP}/${VERSION}/namespaces/${this.namespace}/${this.plural}`;
+  }
+
+  private get base() {
+    return { group: GROUP, version: VERSION, namespace: this.namespace, plural: this.plural };
+  }
+
+  async get(name: string): Promise<T | undefined> {
+    try {
+      return (await this.kube.custom.getNamespacedCustomObject({ ...this.base, name })) as T;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async list(options: ListOptions = {}): Promise<ListPage<T>> {
+    const res = await this.kube.custom.listNamespacedCustomObject({
+      ...this.base,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      limit: options.limit,
+      _continue: options.continue,
+    });
+    return {
+      items: res.items as T[],
+      resourceVersion: res.metadata?.resourceVersion ?? '',
+      continue: res.metadata?.continue || undefined,
+    };
+  }
+
+  /** Every object, following continue tokens. */
+  async listAll(options: Omit<ListOptions, 'continue'> = {}): Promise<T[]> {
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.list({ limit: 500, ...options, continue: token });
+      items.push(...page.items);
+      token = page.continue;
+    } while (token);
+    return items;
+  }
+
+  async create(obj: NewResource<T>): Promise<T> {
+    const body = { apiVersion: API_VERSION, kind: this.kind, ...obj, metadata: { ...obj.metadata, namespace: this.namespace } };
+    return (await this.kube.custom.createNamespacedCustomObject({ ...this.base, body })) as T;
+  }
+
+  /** Replaces spec and metadata; CAS on `metadata.resourceVersion`. */
+  async update(obj: T): Promise<T> {
+    const name = nameOf(obj);
+    return (await this.kube.custom.replaceNamespacedCustomObject({ ...this.base, name, body: obj })) as T;
+  }
+
+  /** Replaces the status subresource; CAS on `metadata.resourceVersion`. */
+  async updateStatus(obj: T): Promise<T> {
+    const name = nameOf(obj);
+    return (await this.kube.custom.replaceNamespacedCustomObjectStatus({ ...this.base, name, body: obj })) as T;
+  }
+
+  /** JSON merge patch of spec/metadata; a patch with `metadata.resourceVersion` is CAS. */
+  async patch(name: string, patch: object): Promise<T> {
+    return (await this.kube.custom.patchNamespacedCustomObject({ ...this.base, name, body: patch }, MERGE_PATCH)) as T;
+  }
+
+  /** JSON merge patch of the status subresource; with `metadata.resourceVersion` it is CAS. */
+  async patchStatus(name: string, patch: object): Promise<T> {
+    return (await this.kube.custom.patchNamespacedCustomObjectStatus(
+      { ...this.base, name, body: patch },
+      MERGE_PATCH,
+    )) as T;
+  }
+
+  /** Deletes; returns false when it was already gone. A uid precondition avoids deleting a successor. */
+  async delete(name: string, preconditions?: { uid?: string; resourceVersion?: string }): Promise<boolean> {
+    try {
+      await this.kube.custom.deleteNamespacedCustomObject({
+        ...this.base,
+        name,
+        body: preconditions ? { preconditions } : undefined,
+      });
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+}
+
+function nameOf(obj: GenjobsResource): string {
+  const name = obj.metadata.name;
+  if (!name) throw new Error(`${obj.kind} without metadata.name`);
+  return name;
+}
+
+/** The four kinds of one connection, made once and shared. */
+export interface Resources {
+  jobs: CustomResources<import('./types.ts').GenerationJob>;
+  uploads: CustomResources<import('./types.ts').Upload>;
+  accounts: CustomResources<import('./types.ts').Account>;
+  apiKeys: CustomResources<import('./types.ts').ApiKey>;
+}
+
+export function resources(kube: Kube): Resources {
+  return {
+    jobs: new CustomResources(kube, 'GenerationJob'),
+    uploads: new CustomResources(kube, 'Upload'),
+    accounts: new CustomResources(kube, 'Account'),
+    apiKeys: new CustomResources(kube, 'ApiKey'),
+  };
+}
