@@ -141,11 +141,15 @@ current-context: genjobs-local
     await mkdir(join(d, 'certs'), { recursive: true });
     if (!existsSync(join(d, 'sa.key'))) {
       const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      await writeFile(join(d, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+      await writeFile(join(d, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), {
+        mode: 0o600,
+      });
     }
     const tokens = join(d, 'tokens.csv');
     if (!existsSync(tokens)) {
-      await writeFile(tokens, `${randomBytes(24).toString('hex')},admin,admin-uid,"system:masters"\n`, { mode: 0o600 });
+      await writeFile(tokens, `${randomBytes(24).toString('hex')},admin,admin-uid,"system:masters"\n`, {
+        mode: 0o600,
+      });
     }
     this.token = (await readFile(tokens, 'utf8')).split(',')[0] ?? '';
   }
@@ -172,18 +176,26 @@ current-context: genjobs-local
   }
 
   private async waitReady(proc: Supervised): Promise<void> {
-    await this.poll(proc, () =>
-      new Promise<boolean>((resolve) => {
-        const req = request(
-          { host: '127.0.0.1', port: this.apiPort, path: '/readyz', rejectUnauthorized: false, headers: { authorization: `Bearer ${this.token}` } },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode === 200);
-          },
-        );
-        req.on('error', () => resolve(false));
-        req.end();
-      }),
+    await this.poll(
+      proc,
+      () =>
+        new Promise<boolean>((resolve) => {
+          const req = request(
+            {
+              host: '127.0.0.1',
+              port: this.apiPort,
+              path: '/readyz',
+              rejectUnauthorized: false,
+              headers: { authorization: `Bearer ${this.token}` },
+            },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode === 200);
+            },
+          );
+          req.on('error', () => resolve(false));
+          req.end();
+        }),
     );
   }
 
@@ -194,7 +206,8 @@ current-context: genjobs-local
       exited = code;
     });
     while (Date.now() < deadline) {
-      if (exited !== undefined) throw new Error(`${proc.name} exited (${exited}); see its log in ${this.dir}`);
+      if (exited !== undefined)
+        throw new Error(`${proc.name} exited (${exited}); see its log in ${this.dir}`);
       if (await ready().catch(() => false)) return;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -206,7 +219,9 @@ current-context: genjobs-local
 export async function resolveAssets(): Promise<string> {
   const script = join(REPO_ROOT, 'tools', 'controlplane', 'build.sh');
   if (!process.env.KUBEBUILDER_ASSETS && !existsSync(script)) {
-    throw new Error('No control plane binaries: set KUBEBUILDER_ASSETS to a directory with etcd and kube-apiserver');
+    throw new Error(
+      'No control plane binaries: set KUBEBUILDER_ASSETS to a directory with etcd and kube-apiserver',
+    );
   }
   try {
     const { stdout } = await promisify(execFile)('bash', [script], { maxBuffer: 1 << 20 });

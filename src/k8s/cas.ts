@@ -16,7 +16,10 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * the object each time and write with the `resourceVersion` it read, so every attempt
  * decides on fresh state (a conflict means someone else wrote first: decide again).
  */
-export async function retryOnConflict<R>(step: (attempt: number) => Promise<R>, options: RetryOptions = {}): Promise<R> {
+export async function retryOnConflict<R>(
+  step: (attempt: number) => Promise<R>,
+  options: RetryOptions = {},
+): Promise<R> {
   const attempts = options.attempts ?? 50;
   const backoff = options.backoffMs ?? defaultBackoff;
   const sleep = options.sleep ?? defaultSleep;

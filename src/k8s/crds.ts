@@ -11,7 +11,9 @@ export async function readCrds(dir: string): Promise<V1CustomResourceDefinition[
   for (const f of files) {
     // loadAllYaml maps wire names (x-kubernetes-*, enum) onto the client's model fields;
     // plain YAML objects would lose them when the client serializes the request.
-    for (const obj of loadAllYaml(await readFile(join(dir, f), 'utf8')) as Array<V1CustomResourceDefinition | null>) {
+    for (const obj of loadAllYaml(
+      await readFile(join(dir, f), 'utf8'),
+    ) as Array<V1CustomResourceDefinition | null>) {
       if (obj?.kind === 'CustomResourceDefinition') crds.push(obj);
     }
   }
@@ -19,7 +21,11 @@ export async function readCrds(dir: string): Promise<V1CustomResourceDefinition[
 }
 
 /** Creates or updates each CRD, then waits until the apiserver serves them (Established). */
-export async function applyCrds(kube: Kube, crds: V1CustomResourceDefinition[], timeoutMs = 30_000): Promise<void> {
+export async function applyCrds(
+  kube: Kube,
+  crds: V1CustomResourceDefinition[],
+  timeoutMs = 30_000,
+): Promise<void> {
   const api = kube.kc.makeApiClient(ApiextensionsV1Api);
   for (const crd of crds) {
     const name = crd.metadata?.name ?? '';
@@ -39,7 +45,9 @@ export async function applyCrds(kube: Kube, crds: V1CustomResourceDefinition[], 
     const name = crd.metadata?.name ?? '';
     for (;;) {
       const current = await api.readCustomResourceDefinition({ name });
-      const established = current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+      const established = current.status?.conditions?.some(
+        (c) => c.type === 'Established' && c.status === 'True',
+      );
       if (established) break;
       if (Date.now() > deadline) throw new Error(`CRD ${name} not established after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));

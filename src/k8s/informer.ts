@@ -1,4 +1,8 @@
 import { type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+
+/** Anything with a name: custom resources (raw JSON) and client-node's typed objects alike. */
+export type Named = { metadata?: { name?: string } };
+
 import type { Logger } from '../log.ts';
 import type { Kube } from './client.ts';
 
@@ -25,8 +29,8 @@ export interface InformerOptions<T> {
  * shared: callers must never mutate them. Secondary indexes give O(1) look-ups by a
  * derived key (an ApiKey by its hash, a job by its account).
  */
-export class Informer<T extends KubernetesObject> {
-  private readonly inner: ListWatch<T>;
+export class Informer<T extends Named> {
+  private readonly inner: ListWatch<T & KubernetesObject>;
   private readonly opts: InformerOptions<T>;
   private readonly listeners: Listener<T>[] = [];
   private readonly indexers = new Map<string, (obj: T) => string[]>();
@@ -41,7 +45,21 @@ export class Informer<T extends KubernetesObject> {
   constructor(kube: Kube, opts: InformerOptions<T>) {
     this.opts = opts;
     this.backoffMs = opts.minBackoffMs ?? 500;
-    this.inner = new ListWatch<T>(opts.path, new Watch(kube.kc), opts.list as never, false, opts.labelSelector);
+    const list = async () => {
+      const page = await opts.list();
+      // The cache is complete once ListWatch has stored this page, which it does
+      // synchronously right after this promise settles; the watch request that follows
+      // may wait a while (a new CRD's watch cache initialising) without delaying readiness.
+      setImmediate(() => this.markSynced());
+      return page;
+    };
+    this.inner = new ListWatch<T & KubernetesObject>(
+      opts.path,
+      new Watch(kube.kc),
+      list as never,
+      false,
+      opts.labelSelector,
+    );
     this.inner.on('add', (obj) => this.emit('add', obj));
     this.inner.on('update', (obj) => this.emit('update', obj));
     this.inner.on('delete', (obj) => this.emit('delete', obj));
@@ -97,7 +115,10 @@ export class Informer<T extends KubernetesObject> {
   async waitForSync(timeoutMs = 30_000): Promise<void> {
     if (this.syncedFlag) return;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`cache of ${this.opts.path} not synced after ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`cache of ${this.opts.path} not synced after ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.syncWaiters.push(() => {
         clearTimeout(timer);
         resolve();
@@ -126,7 +147,10 @@ export class Informer<T extends KubernetesObject> {
     if (this.stopped) return;
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs ?? 30_000);
-    this.opts.log.warn({ path: this.opts.path, err: String(err), retryInMs: delay }, 'watch failed; restarting');
+    this.opts.log.warn(
+      { path: this.opts.path, err: String(err), retryInMs: delay },
+      'watch failed; restarting',
+    );
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
@@ -156,8 +180,8 @@ export class Informer<T extends KubernetesObject> {
       const keys = keysOf(obj);
       known.set(id, keys);
       for (const k of keys) {
-        let bucket = index.get(k);
-        if (!bucket) index.set(k, (bucket = new Map()));
+        const bucket = index.get(k) ?? new Map<string, T>();
+        index.set(k, bucket);
         bucket.set(id, obj);
       }
     }

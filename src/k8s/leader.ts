@@ -1,4 +1,4 @@
-import type { V1Lease } from '@kubernetes/client-node';
+import { type V1Lease, type V1LeaseSpec, V1MicroTime } from '@kubernetes/client-node';
 import type { Logger } from '../log.ts';
 import type { Kube } from './client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from './errors.ts';
@@ -53,18 +53,25 @@ export class LeaderElector {
     void this.tick();
   }
 
-  /** Stops campaigning; a leader releases the Lease so a successor need not wait it out. */
-  async stop(): Promise<void> {
+  /**
+   * Stops campaigning. A leader releases the Lease so a successor need not wait it out;
+   * `release: false` leaves it to expire, as a crashed process would.
+   */
+  async stop(options: { release?: boolean } = {}): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (!this.leading) return;
     this.setLeading(false);
+    if (options.release === false) return;
     try {
       const lease = await this.read();
       if (lease?.spec?.holderIdentity === this.opts.identity) {
-        lease.spec.holderIdentity = undefined;
-        lease.spec.leaseDurationSeconds = 1;
-        await this.kube.coordination.replaceNamespacedLease({ name: this.opts.leaseName, namespace: this.kube.namespace, body: lease });
+        lease.spec = micro({ ...lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1 });
+        await this.kube.coordination.replaceNamespacedLease({
+          name: this.opts.leaseName,
+          namespace: this.kube.namespace,
+          body: lease,
+        });
       }
     } catch (err) {
       this.opts.log.warn({ err: String(err) }, 'could not release the leader lease');
@@ -93,14 +100,20 @@ export class LeaderElector {
 
   private setLeading(leading: boolean): void {
     this.leading = leading;
-    this.opts.log.info({ identity: this.opts.identity, lease: this.opts.leaseName }, leading ? 'became leader' : 'stopped leading');
+    this.opts.log.info(
+      { identity: this.opts.identity, lease: this.opts.leaseName },
+      leading ? 'became leader' : 'stopped leading',
+    );
     if (leading) this.opts.onStartedLeading();
     else this.opts.onStoppedLeading();
   }
 
   private async read(): Promise<V1Lease | undefined> {
     try {
-      return await this.kube.coordination.readNamespacedLease({ name: this.opts.leaseName, namespace: this.kube.namespace });
+      return await this.kube.coordination.readNamespacedLease({
+        name: this.opts.leaseName,
+        namespace: this.kube.namespace,
+      });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -118,7 +131,13 @@ export class LeaderElector {
           namespace: this.kube.namespace,
           body: {
             metadata: { name: this.opts.leaseName, namespace: this.kube.namespace },
-            spec: { holderIdentity: this.opts.identity, leaseDurationSeconds: durationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+            spec: micro({
+              holderIdentity: this.opts.identity,
+              leaseDurationSeconds: durationSeconds,
+              acquireTime: now,
+              renewTime: now,
+              leaseTransitions: 0,
+            }),
           },
         });
         return true;
@@ -130,23 +149,37 @@ export class LeaderElector {
     const spec = lease.spec ?? {};
     const mine = spec.holderIdentity === this.opts.identity;
     const renewed = spec.renewTime ? new Date(spec.renewTime).getTime() : 0;
-    const expired = !spec.holderIdentity || renewed + (spec.leaseDurationSeconds ?? durationSeconds) * 1000 < now.getTime();
+    const expired =
+      !spec.holderIdentity || renewed + (spec.leaseDurationSeconds ?? durationSeconds) * 1000 < now.getTime();
     if (!mine && !expired) return false;
-    lease.spec = {
+    lease.spec = micro({
       ...spec,
       holderIdentity: this.opts.identity,
       leaseDurationSeconds: durationSeconds,
       renewTime: now,
       acquireTime: mine ? spec.acquireTime : now,
       leaseTransitions: (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
-    };
+    });
     try {
       // The replace carries the resourceVersion read above: of two racing candidates only one wins.
-      await this.kube.coordination.replaceNamespacedLease({ name: this.opts.leaseName, namespace: this.kube.namespace, body: lease });
+      await this.kube.coordination.replaceNamespacedLease({
+        name: this.opts.leaseName,
+        namespace: this.kube.namespace,
+        body: lease,
+      });
       return true;
     } catch (err) {
       if (isConflict(err)) return false;
       throw err;
     }
   }
+}
+
+/** Lease times are MicroTime: the apiserver refuses them with millisecond precision. */
+function micro(spec: V1LeaseSpec): V1LeaseSpec {
+  return {
+    ...spec,
+    acquireTime: spec.acquireTime ? new V1MicroTime(spec.acquireTime) : undefined,
+    renewTime: spec.renewTime ? new V1MicroTime(spec.renewTime) : undefined,
+  };
 }

@@ -1,7 +1,7 @@
 import type { Kube } from './client.ts';
 import { MERGE_PATCH } from './client.ts';
 import { isNotFound } from './errors.ts';
-import { API_VERSION, GROUP, type GenjobsResource, PLURALS, VERSION } from './types.ts';
+import { API_VERSION, type GenjobsResource, GROUP, PLURALS, VERSION } from './types.ts';
 
 /** What a create takes: the object without apiVersion and kind, which the kind fixes. */
 export type NewResource<T extends GenjobsResource> = Omit<T, 'apiVersion' | 'kind' | 'status'>;
@@ -83,7 +83,12 @@ export class CustomResources<T extends GenjobsResource> {
   }
 
   async create(obj: NewResource<T>): Promise<T> {
-    const body = { apiVersion: API_VERSION, kind: this.kind, ...obj, metadata: { ...obj.metadata, namespace: this.namespace } };
+    const body = {
+      apiVersion: API_VERSION,
+      kind: this.kind,
+      ...obj,
+      metadata: { ...obj.metadata, namespace: this.namespace },
+    };
     return (await this.kube.custom.createNamespacedCustomObject({ ...this.base, body })) as T;
   }
 
@@ -96,12 +101,19 @@ export class CustomResources<T extends GenjobsResource> {
   /** Replaces the status subresource; CAS on `metadata.resourceVersion`. */
   async updateStatus(obj: T): Promise<T> {
     const name = nameOf(obj);
-    return (await this.kube.custom.replaceNamespacedCustomObjectStatus({ ...this.base, name, body: obj })) as T;
+    return (await this.kube.custom.replaceNamespacedCustomObjectStatus({
+      ...this.base,
+      name,
+      body: obj,
+    })) as T;
   }
 
   /** JSON merge patch of spec/metadata; a patch with `metadata.resourceVersion` is CAS. */
   async patch(name: string, patch: object): Promise<T> {
-    return (await this.kube.custom.patchNamespacedCustomObject({ ...this.base, name, body: patch }, MERGE_PATCH)) as T;
+    return (await this.kube.custom.patchNamespacedCustomObject(
+      { ...this.base, name, body: patch },
+      MERGE_PATCH,
+    )) as T;
   }
 
   /** JSON merge patch of the status subresource; with `metadata.resourceVersion` it is CAS. */

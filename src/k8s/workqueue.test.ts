@@ -32,10 +32,14 @@ describe('WorkQueue', () => {
   it('runs a key added many times while waiting only once', async () => {
     const seen: string[] = [];
     const gate = deferred();
-    const q = new WorkQueue({ clock: fakeClock, concurrency: 1, handler: async (k) => {
-      seen.push(k);
-      if (k === 'block') await gate.promise;
-    } });
+    const q = new WorkQueue({
+      clock: fakeClock,
+      concurrency: 1,
+      handler: async (k) => {
+        seen.push(k);
+        if (k === 'block') await gate.promise;
+      },
+    });
     q.start();
     q.add('block');
     for (let i = 0; i < 5; i++) q.add('a');
@@ -73,10 +77,13 @@ describe('WorkQueue', () => {
     const times: number[] = [];
     const start = Date.now();
     let failuresLeft = 4;
-    const q = queue(async () => {
-      times.push(Date.now() - start);
-      if (failuresLeft-- > 0) throw new Error('boom');
-    }, { baseDelayMs: 100 });
+    const q = queue(
+      async () => {
+        times.push(Date.now() - start);
+        if (failuresLeft-- > 0) throw new Error('boom');
+      },
+      { baseDelayMs: 100 },
+    );
     q.add('k');
     await vi.advanceTimersByTimeAsync(10_000);
     expect(times).toEqual([0, 100, 300, 700, 1500]);
@@ -139,9 +146,14 @@ describe('WorkQueue', () => {
   it('reports how long a key waited and shuts down after in-flight work', async () => {
     const waits: number[] = [];
     const gate = deferred();
-    const q = new WorkQueue({ clock: fakeClock, concurrency: 1, onDequeue: (_k, w) => waits.push(w), handler: async (k) => {
-      if (k === 'slow') await gate.promise;
-    } });
+    const q = new WorkQueue({
+      clock: fakeClock,
+      concurrency: 1,
+      onDequeue: (_k, w) => waits.push(w),
+      handler: async (k) => {
+        if (k === 'slow') await gate.promise;
+      },
+    });
     q.start();
     q.add('slow');
     q.add('fast');

@@ -12,6 +12,7 @@ export interface HandlerResult {
   requeueAfterMs?: number;
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler with nothing to ask for simply returns.
 export type Handler = (key: string) => Promise<HandlerResult | undefined | void>;
 
 /** An error that retrying cannot fix: the key is dropped instead of backed off. */
@@ -120,7 +121,10 @@ export class WorkQueue {
 
   /** Adds the key after `ms`; an earlier pending schedule of the same key wins. */
   addAfter(key: string, ms: number): void {
-    if (ms <= 0) return this.add(key);
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
     const at = this.opts.clock.now() + ms;
     const existing = this.delayedAt.get(key);
     if (existing !== undefined && existing <= at) return;
@@ -144,7 +148,10 @@ export class WorkQueue {
 
   private takeToken(): number {
     const now = this.opts.clock.now();
-    this.tokens = Math.min(this.opts.retryBurst, this.tokens + ((now - this.tokensAt) / 1000) * this.opts.retryQps);
+    this.tokens = Math.min(
+      this.opts.retryBurst,
+      this.tokens + ((now - this.tokensAt) / 1000) * this.opts.retryQps,
+    );
     this.tokensAt = now;
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : (-this.tokens / this.opts.retryQps) * 1000;

@@ -51,19 +51,31 @@ describe('CRDs on the real apiserver', () => {
     const created = await r.jobs.create(job('bad-phase'));
     const msg = await rejection(r.jobs.updateStatus({ ...created, status: { phase: 'exploded' as never } }));
     expect(msg).toMatch(/status.phase/);
-    expect(await rejection(r.accounts.create({ metadata: { name: 'neg' }, spec: { plan: 'free', grantedMicroCents: -5 } }))).toMatch(
-      /grantedMicroCents/,
-    );
     expect(
       await rejection(
-        r.apiKeys.create({ metadata: { name: 'k' }, spec: { account: 'a', scopes: ['admin' as never], keyHash: 'x', prefix: 'gjk_ab' } }),
+        r.accounts.create({ metadata: { name: 'neg' }, spec: { plan: 'free', grantedMicroCents: -5 } }),
+      ),
+    ).toMatch(/grantedMicroCents/);
+    expect(
+      await rejection(
+        r.apiKeys.create({
+          metadata: { name: 'k' },
+          spec: { account: 'a', scopes: ['admin' as never], keyHash: 'x', prefix: 'gjk_ab' },
+        }),
       ),
     ).toMatch(/scopes|keyHash/);
     expect(
       await rejection(
         r.uploads.create({
           metadata: { name: 'u' },
-          spec: { account: 'a', filename: 'f.txt', contentType: 'text/plain' as never, maxSize: 1, objectKey: 'uploads/a/1', expiresAt: new Date().toISOString() },
+          spec: {
+            account: 'a',
+            filename: 'f.txt',
+            contentType: 'text/plain' as never,
+            maxSize: 1,
+            objectKey: 'uploads/a/1',
+            expiresAt: new Date().toISOString(),
+          },
         }),
       ),
     ).toMatch(/contentType/);
