@@ -86,7 +86,12 @@ export function httpStatus(code: ErrorCode): number {
 
 /** Whether a client may retry the same request and expect a different outcome. */
 export function isRetryable(code: ErrorCode): boolean {
-  return code === 'PUBSUB_PUBLISH_FAILED' || code === 'UNAVAILABLE' || code === 'CONCURRENT_JOBS_EXCEEDED' || code === 'RATE_LIMITED';
+  return (
+    code === 'PUBSUB_PUBLISH_FAILED' ||
+    code === 'UNAVAILABLE' ||
+    code === 'CONCURRENT_JOBS_EXCEEDED' ||
+    code === 'RATE_LIMITED'
+  );
 }
 
 /** One failing field of a request, as a JSON pointer into the body and a message. */

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 export type { Logger };
 
@@ -14,7 +14,10 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
     base: { component: name },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: ['authorization', 'headers.authorization', 'headers["x-api-key"]', 'key', 'secret'], censor: '[redacted]' },
+    redact: {
+      paths: ['authorization', 'headers.authorization', 'headers["x-api-key"]', 'key', 'secret'],
+      censor: '[redacted]',
+    },
   });
 }
 

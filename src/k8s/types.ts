@@ -162,6 +162,8 @@ export interface AccountSpec {
 export interface AccountStatus {
   balanceMicroCents?: number;
   appliedGrantMicroCents?: number;
+  /** Total charged for completed jobs; balance + Σ reservations + spent = appliedGrant. */
+  spentMicroCents?: number;
   /** jobId → micro-cents reserved for it until the job settles. */
   reservations?: Record<string, number>;
   /** jobId → when the reservation was made. */

@@ -1,0 +1,111 @@
+import { apiKeyName } from '../api/auth.ts';
+import { AppError } from '../errors.ts';
+import { retryOnConflict } from '../k8s/cas.ts';
+import { isAlreadyExists } from '../k8s/errors.ts';
+import type { Resources } from '../k8s/resources.ts';
+import { type Account, type ApiKey, SCOPES, type Scope } from '../k8s/types.ts';
+import { displayPrefix, generateKey, hashKey } from './keys.ts';
+
+const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export interface NewAccount {
+  name: string;
+  plan?: string;
+  grantMicroCents?: number;
+  segments?: string[];
+  allowedModels?: string[];
+  discountPercent?: number;
+}
+
+/** Administrative operations on Accounts and ApiKeys, shared by the CLI and dev mode. */
+export class AccountAdmin {
+  private readonly r: Resources;
+
+  constructor(resources: Resources) {
+    this.r = resources;
+  }
+
+  async createAccount(a: NewAccount): Promise<Account> {
+    if (!NAME.test(a.name) || a.name.length > 63) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        'an account name is a lower-case DNS label (a-z, 0-9, -), at most 63 characters',
+      );
+    }
+    try {
+      return await this.r.accounts.create({
+        metadata: { name: a.name },
+        spec: {
+          plan: a.plan ?? 'free',
+          grantedMicroCents: a.grantMicroCents ?? 0,
+          ...(a.segments?.length ? { segments: a.segments } : {}),
+          ...(a.allowedModels?.length ? { allowedModels: a.allowedModels } : {}),
+          ...(a.discountPercent ? { discount: { type: 'account', percentage: a.discountPercent } } : {}),
+        },
+      });
+    } catch (err) {
+      if (isAlreadyExists(err)) throw new AppError('VALIDATION_ERROR', `account ${a.name} already exists`);
+      throw err;
+    }
+  }
+
+  /** Adds credit: raises the account's total grant; the ledger applies the difference once. */
+  async grant(name: string, microCents: number): Promise<Account> {
+    if (!Number.isSafeInteger(microCents) || microCents <= 0) {
+      throw new AppError('VALIDATION_ERROR', 'a grant is a positive whole number of micro-cents');
+    }
+    return retryOnConflict(async () => {
+      const current = await this.getAccount(name);
+      current.spec.grantedMicroCents += microCents;
+      return this.r.accounts.update(current);
+    });
+  }
+
+  async getAccount(name: string): Promise<Account> {
+    const a = await this.r.accounts.get(name);
+    if (!a) throw new AppError('NOT_FOUND', `account ${name} not found`);
+    return a;
+  }
+
+  listAccounts(): Promise<Account[]> {
+    return this.r.accounts.listAll();
+  }
+
+  /** Creates a key and returns its secret: the only moment the secret exists outside the caller. */
+  async createKey(
+    account: string,
+    scopes: string[],
+    expiresInMs?: number,
+  ): Promise<{ key: string; apiKey: ApiKey }> {
+    await this.getAccount(account);
+    const unknown = scopes.filter((s) => !SCOPES.includes(s as Scope));
+    if (scopes.length === 0 || unknown.length > 0) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `scopes must be some of ${SCOPES.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`,
+      );
+    }
+    const key = generateKey();
+    const keyHash = hashKey(key);
+    const apiKey = await this.r.apiKeys.create({
+      metadata: { name: apiKeyName(keyHash), labels: { 'genjobs.io/account': account } },
+      spec: {
+        account,
+        scopes: [...new Set(scopes)] as Scope[],
+        keyHash,
+        prefix: displayPrefix(key),
+        ...(expiresInMs ? { expiresAt: new Date(Date.now() + expiresInMs).toISOString() } : {}),
+      },
+    });
+    return { key, apiKey };
+  }
+
+  async listKeys(account?: string): Promise<ApiKey[]> {
+    return this.r.apiKeys.listAll(account ? { labelSelector: `genjobs.io/account=${account}` } : {});
+  }
+
+  /** Revokes a key by deleting it; it stops working as soon as the api's cache sees the delete. */
+  async revokeKey(name: string): Promise<void> {
+    if (!(await this.r.apiKeys.delete(name))) throw new AppError('NOT_FOUND', `API key ${name} not found`);
+  }
+}

@@ -1,0 +1,144 @@
+import type { Command } from 'commander';
+import { AccountAdmin } from '../accounts/admin.ts';
+import { connect } from '../k8s/client.ts';
+import { resources } from '../k8s/resources.ts';
+import type { Account, ApiKey } from '../k8s/types.ts';
+import { parseDuration } from './duration.ts';
+
+type Output = { output?: string };
+
+function admin(cmd: Command): AccountAdmin {
+  const g = cmd.optsWithGlobals() as { kubeconfig?: string; namespace?: string };
+  return new AccountAdmin(resources(connect({ kubeconfig: g.kubeconfig, namespace: g.namespace })));
+}
+
+function print(opts: Output, json: unknown, table: () => string): void {
+  console.log(opts.output === 'json' ? JSON.stringify(json, null, 2) : table());
+}
+
+const list = (v: string) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+const int = (v: string) => {
+  if (!/^\d+$/.test(v)) throw new Error(`not a whole number: ${v}`);
+  return Number(v);
+};
+
+function accountRow(a: Account): string {
+  const s = a.status ?? {};
+  return [
+    a.metadata.name,
+    a.spec.plan,
+    s.balanceMicroCents ?? 0,
+    s.activeJobs ?? 0,
+    a.spec.grantedMicroCents,
+    s.spentMicroCents ?? 0,
+  ].join('\t');
+}
+const ACCOUNT_HEADER = 'NAME\tPLAN\tBALANCE\tACTIVE\tGRANTED\tSPENT';
+function keyRow(k: ApiKey): string {
+  return [
+    k.metadata.name,
+    k.spec.account,
+    k.spec.prefix,
+    k.spec.scopes.join(','),
+    k.spec.expiresAt ?? '-',
+    k.spec.disabled ? 'yes' : 'no',
+  ].join('\t');
+}
+const KEY_HEADER = 'NAME\tACCOUNT\tPREFIX\tSCOPES\tEXPIRES\tDISABLED';
+
+/** `genjobs accounts …` and `genjobs keys …`: administration through the current kubeconfig. */
+export function registerAdminCommands(program: Command): void {
+  const accounts = program.command('accounts').description('manage accounts and their credit');
+  accounts
+    .command('create <name>')
+    .option('--plan <plan>', 'plan (sets the concurrent job limit)', 'free')
+    .option('--grant <microcents>', 'initial credit in micro-cents', int, 0)
+    .option('--segments <list>', 'comma-separated segments (segment-visible models)', list)
+    .option('--allowed-models <list>', 'comma-separated private model slugs the account may use', list)
+    .option('--discount-percent <n>', 'discount on every job, 0-100', int)
+    .option('-o, --output <format>', 'json for scripts')
+    .action(async (name: string, o, cmd: Command) => {
+      const a = await admin(cmd).createAccount({
+        name,
+        plan: o.plan,
+        grantMicroCents: o.grant,
+        segments: o.segments,
+        allowedModels: o.allowedModels,
+        discountPercent: o.discountPercent,
+      });
+      print(
+        o,
+        a,
+        () =>
+          `account ${name} created (plan ${a.spec.plan}, granted ${a.spec.grantedMicroCents} micro-cents)`,
+      );
+    });
+  accounts
+    .command('grant <name> <microcents>')
+    .description('add credit (raises the total grant)')
+    .option('-o, --output <format>', 'json for scripts')
+    .action(async (name: string, amount: string, o, cmd: Command) => {
+      const a = await admin(cmd).grant(name, int(amount));
+      print(o, a, () => `account ${name}: total granted now ${a.spec.grantedMicroCents} micro-cents`);
+    });
+  accounts
+    .command('get <name>')
+    .option('-o, --output <format>', 'json for scripts')
+    .action(async (name: string, o, cmd: Command) => {
+      const a = await admin(cmd).getAccount(name);
+      print(o, a, () => `${ACCOUNT_HEADER}\n${accountRow(a)}`);
+    });
+  accounts
+    .command('list')
+    .option('-o, --output <format>', 'json for scripts')
+    .action(async (o, cmd: Command) => {
+      const all = await admin(cmd).listAccounts();
+      print(o, all, () => [ACCOUNT_HEADER, ...all.map(accountRow)].join('\n'));
+    });
+
+  const keys = program.command('keys').description('manage API keys');
+  keys
+    .command('create')
+    .requiredOption('--account <name>', 'account the key acts for')
+    .requiredOption('--scopes <list>', 'comma-separated: submit_job, check_status, list_models', list)
+    .option('--expires-in <duration>', 'lifetime, e.g. 30d or 12h')
+    .option('-o, --output <format>', 'json for scripts')
+    .action(async (o, cmd: Command) => {
+      const { key, apiKey } = await admin(cmd).createKey(
+        o.account,
+        o.scopes,
+        o.expiresIn ? parseDuration(o.expiresIn) : undefined,
+      );
+      print(
+        o,
+        {
+          key,
+          name: apiKey.metadata.name,
+          prefix: apiKey.spec.prefix,
+          scopes: apiKey.spec.scopes,
+          expiresAt: apiKey.spec.expiresAt ?? null,
+        },
+        () =>
+          `${key}\n\nThis is the only time the key is shown; it is stored hashed as ApiKey ${apiKey.metadata.name}.`,
+      );
+    });
+  keys
+    .command('list')
+    .option('--account <name>', "only this account's keys")
+    .option('-o, --output <format>', 'json for scripts')
+    .action(async (o, cmd: Command) => {
+      const all = await admin(cmd).listKeys(o.account);
+      print(o, all, () => [KEY_HEADER, ...all.map(keyRow)].join('\n'));
+    });
+  keys
+    .command('revoke <name>')
+    .option('-o, --output <format>', 'json for scripts')
+    .action(async (name: string, o, cmd: Command) => {
+      await admin(cmd).revokeKey(name);
+      print(o, { revoked: name }, () => `API key ${name} revoked`);
+    });
+}

@@ -1,0 +1,64 @@
+import express, { type Router } from 'express';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
+import { problemHandler } from './problem.ts';
+import { locals, requestContext } from './request.ts';
+
+export interface AppOptions {
+  log: Logger;
+  metrics: Metrics;
+  /** Largest JSON body, e.g. '256kb'. */
+  bodyLimit: string;
+  /** Whether the caches the api reads are synced (readiness). */
+  ready: () => boolean;
+  /** Routers that must see the raw body stream (file uploads): mounted before JSON parsing. */
+  rawRouters?: Array<[string, Router]>;
+  routers: Router[];
+  openapi?: () => unknown;
+}
+
+/**
+ * The api's Express application: request ids and logs, metrics, JSON parsing with a size
+ * limit, the resource routers, and one error handler that answers problem+json.
+ */
+export function createApp(o: AppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(o.log));
+  app.use((req, res, next) => {
+    const end = o.metrics.httpDuration.startTimer();
+    res.on('finish', () =>
+      end({ route: locals(res).route ?? 'unmatched', method: req.method, status: String(res.statusCode) }),
+    );
+    next();
+  });
+  app.get('/healthz', (_req, res) => {
+    locals(res).route = '/healthz';
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    locals(res).route = '/readyz';
+    const ready = o.ready();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'caches not synced' });
+  });
+  app.get('/metrics', async (_req, res) => {
+    locals(res).route = '/metrics';
+    res.type(o.metrics.registry.contentType).send(await o.metrics.registry.metrics());
+  });
+  if (o.openapi) {
+    const doc = o.openapi;
+    app.get('/v1/openapi.json', (_req, res) => {
+      locals(res).route = '/v1/openapi.json';
+      res.json(doc());
+    });
+  }
+  for (const [path, router] of o.rawRouters ?? []) app.use(path, router);
+  app.use(express.json({ limit: o.bodyLimit, strict: true, type: 'application/json' }));
+  for (const router of o.routers) app.use(router);
+  app.use((req, _res, next) => next(new AppError('NOT_FOUND', `no route for ${req.method} ${req.path}`)));
+  app.use(problemHandler());
+  return app;
+}

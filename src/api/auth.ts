@@ -1,0 +1,111 @@
+import type { NextFunction, Request, Response } from 'express';
+import { hashKey, KEY_PATTERN, sameHash } from '../accounts/keys.ts';
+import { AppError } from '../errors.ts';
+import type { CustomResources } from '../k8s/resources.ts';
+import type { Account, ApiKey, Scope } from '../k8s/types.ts';
+import { locals, type Principal } from './request.ts';
+
+/** Where a credential is read from: the spec uses a Bearer token everywhere but 4.13/4.14. */
+export type CredentialSource = 'bearer' | 'x-api-key';
+
+export interface AuthenticatorOptions {
+  apiKeys: CustomResources<ApiKey>;
+  accounts: CustomResources<Account>;
+  /** Informer look-ups: an ApiKey by name, an Account by name. */
+  cachedKey: (name: string) => ApiKey | undefined;
+  cachedAccount: (name: string) => Account | undefined;
+  now?: () => number;
+  /** Direct apiserver look-ups allowed per second for keys the cache has not seen yet. */
+  missLookupsPerSecond?: number;
+}
+
+/** The ApiKey object name for a key: derived from its hash, so a look-up is one map access. */
+export function apiKeyName(keyHash: string): string {
+  return `key-${keyHash.slice(0, 24)}`;
+}
+
+/**
+ * Authenticates API keys against ApiKey resources. A key is hashed once and found by
+ * name in the informer cache; on a miss (a key created a moment ago) a rate-limited GET
+ * to the apiserver, so a burst of random keys cannot turn into a burst of apiserver reads.
+ * Revoked (deleted), disabled and expired keys stop working as soon as the cache sees it.
+ */
+export class Authenticator {
+  private readonly opts: AuthenticatorOptions;
+  private tokens: number;
+  private refilledAt: number;
+
+  constructor(options: AuthenticatorOptions) {
+    this.opts = options;
+    this.tokens = options.missLookupsPerSecond ?? 20;
+    this.refilledAt = this.now();
+  }
+
+  private now(): number {
+    return this.opts.now?.() ?? Date.now();
+  }
+
+  /** Middleware: require a key with the scope (or any valid key when scope is undefined). */
+  require(scope: Scope | undefined, source: CredentialSource = 'bearer') {
+    return async (req: Request, res: Response, next: NextFunction) => {
+      const key = credential(req, source);
+      if (key === undefined) {
+        const where =
+          source === 'bearer' ? 'an Authorization: Bearer <API key> header' : 'an x-api-key header';
+        throw new AppError('UNAUTHENTICATED', `this endpoint needs ${where}`);
+      }
+      const principal = await this.authenticate(key);
+      if (scope && !principal.key.spec.scopes.includes(scope)) {
+        throw new AppError('INSUFFICIENT_SCOPE', `this API key lacks the ${scope} scope`);
+      }
+      locals(res).principal = principal;
+      next();
+    };
+  }
+
+  /** Middleware: authenticate when a Bearer token is present; an invalid one is still a 401. */
+  optional() {
+    return async (req: Request, res: Response, next: NextFunction) => {
+      const key = credential(req, 'bearer');
+      if (key !== undefined) locals(res).principal = await this.authenticate(key);
+      next();
+    };
+  }
+
+  async authenticate(key: string): Promise<Principal> {
+    if (!KEY_PATTERN.test(key)) throw new AppError('INVALID_API_KEY', 'the API key is malformed');
+    const hash = hashKey(key);
+    const name = apiKeyName(hash);
+    const apiKey =
+      this.opts.cachedKey(name) ?? (this.takeToken() ? await this.opts.apiKeys.get(name) : undefined);
+    if (!apiKey || !sameHash(apiKey.spec.keyHash, hash))
+      throw new AppError('INVALID_API_KEY', 'the API key is not valid');
+    if (apiKey.spec.disabled) throw new AppError('INVALID_API_KEY', 'the API key is disabled');
+    if (apiKey.spec.expiresAt && Date.parse(apiKey.spec.expiresAt) <= this.now()) {
+      throw new AppError('INVALID_API_KEY', 'the API key has expired');
+    }
+    const accountName = apiKey.spec.account;
+    const account = this.opts.cachedAccount(accountName) ?? (await this.opts.accounts.get(accountName));
+    if (!account) throw new AppError('INVALID_API_KEY', 'the API key belongs to no account');
+    return { account, key: apiKey };
+  }
+
+  private takeToken(): boolean {
+    const rate = this.opts.missLookupsPerSecond ?? 20;
+    const now = this.now();
+    this.tokens = Math.min(rate, this.tokens + ((now - this.refilledAt) / 1000) * rate);
+    this.refilledAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+}
+
+function credential(req: Request, source: CredentialSource): string | undefined {
+  if (source === 'x-api-key') return req.get('x-api-key')?.trim() || undefined;
+  const header = req.get('authorization');
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw new AppError('UNAUTHENTICATED', 'the Authorization header must be "Bearer <API key>"');
+  return m[1];
+}

@@ -1,0 +1,51 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { z } from 'zod';
+import { AppError, type ErrorCode, type FieldError } from '../errors.ts';
+
+/** Refuses a request whose body is not declared JSON (415) before anything parses it. */
+export function requireJson(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+  if (hasBody && !req.is('application/json')) {
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'request bodies must be JSON (Content-Type: application/json)',
+    );
+  }
+  next();
+}
+
+/** zod issues as JSON pointers into the body. */
+export function fieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  return issues.map((i) => {
+    const path = i.path.map((p) => String(p).replaceAll('~', '~0').replaceAll('/', '~1'));
+    const keys = i.code === 'unrecognized_keys' ? i.keys : [];
+    if (keys.length > 0) {
+      return {
+        pointer: `/${[...path, keys[0]].join('/')}`,
+        message: `unknown field${keys.length > 1 ? 's' : ''}: ${keys.join(', ')}`,
+      };
+    }
+    return { pointer: `/${path.join('/')}`, message: i.message };
+  });
+}
+
+/**
+ * Parses a request body with its schema (the same schema the OpenAPI document is made
+ * from). Unknown fields are refused, every problem is listed as a JSON pointer.
+ */
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  code: ErrorCode = 'VALIDATION_ERROR',
+): z.infer<S> {
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError(code, 'the request body must be a JSON object', {
+      errors: [{ pointer: '', message: 'must be an object' }],
+    });
+  }
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const errors = fieldErrors(result.error.issues);
+  const summary = errors.map((e) => `${e.pointer || '/'}: ${e.message}`).join('; ');
+  throw new AppError(code, `invalid request: ${summary}`, { errors });
+}

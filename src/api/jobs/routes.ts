@@ -1,0 +1,55 @@
+import { Router } from 'express';
+import { AppError } from '../../errors.ts';
+import { jobRecord } from '../../jobs/record.ts';
+import type { Authenticator } from '../auth.ts';
+import { parseBody, requireJson } from '../body.ts';
+import { locals } from '../request.ts';
+import { EstimateRequest, JobListQuery, SubmitRequest } from './schemas.ts';
+import type { JobService } from './service.ts';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Spec 4.1 to 4.4 and the job list. Handlers hold no try/catch: errors go to problem.ts. */
+export function jobRoutes(service: JobService, auth: Authenticator): Router {
+  const r = Router();
+
+  r.post('/v1/jobs/submit', auth.require('submit_job'), requireJson, async (req, res) => {
+    locals(res).route = '/v1/jobs/submit';
+    const body = parseBody(SubmitRequest, req.body);
+    const idempotencyKey = req.get('idempotency-key');
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+    }
+    const { duplicate, ...result } = await service.submit(locals(res).principal!, {
+      ...body,
+      idempotencyKey,
+      requestId: locals(res).requestId,
+    });
+    if (duplicate) res.setHeader('Idempotent-Replayed', 'true');
+    res.json(result);
+  });
+
+  r.post('/v1/jobs/estimate', auth.require('check_status'), requireJson, async (req, res) => {
+    locals(res).route = '/v1/jobs/estimate';
+    const body = parseBody(EstimateRequest, req.body);
+    res.json(service.estimate(locals(res).principal!, body.model, body.version, body.input));
+  });
+
+  r.get('/v1/jobs', auth.require('check_status'), async (req, res) => {
+    locals(res).route = '/v1/jobs';
+    const q = parseBody(JobListQuery, { ...req.query });
+    res.json(service.list(locals(res).principal!, q));
+  });
+
+  r.get('/v1/jobs/:jobId', auth.require('check_status'), async (req, res) => {
+    locals(res).route = '/v1/jobs/:jobId';
+    res.json(jobRecord(await service.get(locals(res).principal!, req.params.jobId as string)));
+  });
+
+  r.post('/v1/jobs/:jobId/cancel', auth.require('submit_job'), async (req, res) => {
+    locals(res).route = '/v1/jobs/:jobId/cancel';
+    res.json(await service.cancel(locals(res).principal!, req.params.jobId as string));
+  });
+
+  return r;
+}

@@ -1,0 +1,297 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { type Catalog, prepareInput, price, resolveForSubmit, resolveVersion } from '../../catalog/index.ts';
+import { AppError } from '../../errors.ts';
+import { DurationEstimator } from '../../jobs/eta.ts';
+import { jobRecord, phaseOf } from '../../jobs/record.ts';
+import { isAlreadyExists, isConflict } from '../../k8s/errors.ts';
+import type { Informer } from '../../k8s/informer.ts';
+import type { CustomResources } from '../../k8s/resources.ts';
+import type { GenerationJob } from '../../k8s/types.ts';
+import type { Ledger } from '../../ledger/ledger.ts';
+import type { Logger } from '../../log.ts';
+import type { Principal } from '../request.ts';
+
+export interface JobServiceOptions {
+  jobs: CustomResources<GenerationJob>;
+  jobCache: Informer<GenerationJob>;
+  ledger: Ledger;
+  catalog: () => Catalog;
+  plans: Record<string, number>;
+  eta?: DurationEstimator;
+  now?: () => number;
+  onSubmitted?: (model: string, costMicroCents: number) => void;
+  onCancelled?: (model: string, refundedMicroCents: number) => void;
+}
+
+export interface SubmitCommand {
+  model: string;
+  version?: string;
+  input: Record<string, unknown>;
+  webhookUrl?: string;
+  idempotencyKey?: string;
+  requestId: string;
+}
+
+/** Idempotency keys hold for this long; after it the same key submits a new job. */
+const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * Submit, estimate, read, cancel and list jobs. Money moves only through the Ledger, and
+ * every state change of a job is a compare-and-swap, so a cancel racing the controller
+ * has exactly one winner and the answer agrees with every later read.
+ */
+export class JobService {
+  private readonly o: JobServiceOptions;
+  private readonly eta: DurationEstimator;
+
+  constructor(options: JobServiceOptions) {
+    this.o = options;
+    this.eta = options.eta ?? new DurationEstimator();
+  }
+
+  private now(): number {
+    return this.o.now?.() ?? Date.now();
+  }
+
+  estimate(
+    principal: Principal,
+    model: string,
+    version: string | undefined,
+    input: Record<string, unknown> | undefined,
+  ) {
+    const variant = resolveForSubmit(this.o.catalog(), model, principal.account);
+    resolveVersion(variant.model, version);
+    // An estimate may carry partial input (no prompt yet): price() fills defaults and
+    // refuses only values it cannot price.
+    return price(variant, input ?? {}, principal.account.spec.discount);
+  }
+
+  async submit(principal: Principal, cmd: SubmitCommand) {
+    const account = principal.account;
+    const variant = resolveForSubmit(this.o.catalog(), cmd.model, account);
+    const version = resolveVersion(variant.model, cmd.version);
+    const input = prepareInput(variant, cmd.input);
+    if (cmd.webhookUrl !== undefined) checkWebhookUrl(cmd.webhookUrl);
+    const cost = price(variant, input, account.spec.discount).estimatedCostMicroCents;
+    const accountName = account.metadata.name ?? '';
+
+    const bodyHash = sha256(JSON.stringify([variant.slug, version, input, cmd.webhookUrl ?? null]));
+    let jobId: string = randomUUID();
+    if (cmd.idempotencyKey !== undefined) {
+      jobId = uuidFrom(sha256(`${accountName}\n${cmd.idempotencyKey}`));
+      const existing = this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId));
+      if (existing) {
+        const replay = this.replay(existing, accountName, bodyHash);
+        if (replay) return replay;
+        jobId = randomUUID(); // the key's window has passed: a new job
+      }
+    }
+
+    const maxConcurrent = this.o.plans[account.spec.plan] ?? 0;
+    const reserved = await this.o.ledger.run(accountName, { kind: 'reserve', jobId, cost, maxConcurrent });
+    if (!reserved.ok) {
+      if (reserved.reason === 'INSUFFICIENT_BALANCE') {
+        throw new AppError(
+          'INSUFFICIENT_BALANCE',
+          `the job costs ${cost} micro-cents and the balance is ${reserved.balance}`,
+        );
+      }
+      throw new AppError(
+        'CONCURRENT_JOBS_EXCEEDED',
+        `plan ${account.spec.plan} allows ${maxConcurrent} concurrent jobs and ${reserved.active} are running`,
+        {
+          retryAfterSeconds: Math.max(
+            1,
+            Math.round(this.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds) / 4),
+          ),
+        },
+      );
+    }
+
+    let job: GenerationJob;
+    try {
+      job = await this.o.jobs.create({
+        metadata: {
+          name: jobId,
+          labels: { 'genjobs.io/account': accountName, 'genjobs.io/model': labelValue(variant.slug) },
+        },
+        spec: {
+          account: accountName,
+          model: variant.slug,
+          version,
+          input,
+          costMicroCents: cost,
+          ...(cmd.webhookUrl ? { webhookUrl: cmd.webhookUrl } : {}),
+          ...(cmd.idempotencyKey !== undefined ? { idempotencyKeyHash: bodyHash } : {}),
+          requestId: cmd.requestId,
+        },
+      });
+    } catch (err) {
+      if (isAlreadyExists(err) && cmd.idempotencyKey !== undefined) {
+        // The same key raced us and won: its job holds the (shared) reservation.
+        const existing = await this.o.jobs.get(jobId);
+        const replay = existing && this.replay(existing, accountName, bodyHash);
+        if (replay) return replay;
+      }
+      // Never charge for a job that does not exist.
+      await this.o.ledger.run(accountName, { kind: 'refund', jobId });
+      throw new AppError(
+        'PUBSUB_PUBLISH_FAILED',
+        'the job could not be queued; nothing was charged, please retry',
+        {
+          cause: err,
+          retryAfterSeconds: 1,
+        },
+      );
+    }
+    this.o.onSubmitted?.(variant.slug, cost);
+    return { ...this.submitResult(job, variant.runtime), duplicate: false };
+  }
+
+  private replay(existing: GenerationJob, account: string, bodyHash: string) {
+    if (existing.spec.account !== account) return undefined;
+    const created = Date.parse(existing.metadata.creationTimestamp ?? '');
+    if (this.now() - created > IDEMPOTENCY_WINDOW_MS) return undefined;
+    if (existing.spec.idempotencyKeyHash !== bodyHash) {
+      throw new AppError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'this Idempotency-Key was used with a different request body',
+      );
+    }
+    const variant = this.o.catalog().variantsBySlug.get(existing.spec.model);
+    return { ...this.submitResult(existing, variant?.runtime), duplicate: true };
+  }
+
+  private submitResult(
+    job: GenerationJob,
+    runtime: { typicalSeconds: number; maxConcurrency: number } | undefined,
+  ) {
+    const model = job.spec.model;
+    const queued = this.o.jobCache
+      .byIndex('model', labelValue(model))
+      .filter((j) => phaseOf(j) === 'pending').length;
+    const eta = this.eta.completionTime(
+      model,
+      runtime?.typicalSeconds ?? 60,
+      queued,
+      runtime?.maxConcurrency ?? 1,
+      this.now(),
+    );
+    return {
+      jobId: job.metadata.name ?? '',
+      requestId: job.spec.requestId ?? '',
+      status: 'pending' as const,
+      estimatedCompletionTime: eta.toISOString(),
+      costMicroCents: job.spec.costMicroCents,
+    };
+  }
+
+  /** The job, if the caller's account owns it. Reads the cache, then the apiserver (read your own write). */
+  async get(principal: Principal, jobId: string): Promise<GenerationJob> {
+    const job = this.o.jobCache.get(jobId) ?? (validName(jobId) ? await this.o.jobs.get(jobId) : undefined);
+    if (!job) throw new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
+    if (job.spec.account !== principal.account.metadata.name) {
+      throw new AppError('UNAUTHORIZED_ACCESS', `this API key has no access to job ${jobId}`);
+    }
+    return job;
+  }
+
+  async cancel(principal: Principal, jobId: string) {
+    let job = await this.get(principal, jobId);
+    for (let attempt = 0; ; attempt++) {
+      const phase = phaseOf(job);
+      if (phase !== 'pending') {
+        throw new AppError(
+          'JOB_CANNOT_BE_CANCELLED',
+          `job ${jobId} is ${phase}; only pending jobs can be cancelled`,
+        );
+      }
+      try {
+        const now = new Date(this.now()).toISOString();
+        job = await this.o.jobs.updateStatus({
+          ...job,
+          status: {
+            ...job.status,
+            phase: 'cancelled',
+            progress: 0,
+            completedAt: now,
+            refundedMicroCents: job.spec.costMicroCents,
+          },
+        });
+        break;
+      } catch (err) {
+        // Someone (the controller starting it, another cancel) wrote first: decide again on fresh state.
+        if (!isConflict(err) || attempt >= 10) throw err;
+        const fresh = await this.o.jobs.get(jobId);
+        if (!fresh) throw new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
+        job = fresh;
+      }
+    }
+    // The refund is idempotent (it removes the reservation); the controller settles it too
+    // if this process dies right here.
+    await this.o.ledger.run(job.spec.account, { kind: 'refund', jobId });
+    this.o.onCancelled?.(job.spec.model, job.spec.costMicroCents);
+    return { jobId, status: 'cancelled' as const, refundedMicroCents: job.spec.costMicroCents };
+  }
+
+  /** The account's jobs, newest first; the cursor is the last (creationTimestamp, name) seen. */
+  list(principal: Principal, q: { status?: string; model?: string; limit: number; cursor?: string }) {
+    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const mine = this.o.jobCache
+      .byIndex('account', principal.account.metadata.name ?? '')
+      .filter((j) => (!q.status || phaseOf(j) === q.status) && (!q.model || j.spec.model === q.model))
+      .map((j) => ({ j, key: [j.metadata.creationTimestamp ?? '', j.metadata.name ?? ''] as const }))
+      .filter(({ key }) => !after || key[0] < after[0] || (key[0] === after[0] && key[1] < after[1]))
+      .sort((a, b) =>
+        a.key[0] !== b.key[0] ? (a.key[0] < b.key[0] ? 1 : -1) : a.key[1] < b.key[1] ? 1 : -1,
+      );
+    const page = mine.slice(0, q.limit);
+    const last = page.at(-1);
+    return {
+      jobs: page.map(({ j }) => jobRecord(j)),
+      nextCursor:
+        mine.length > q.limit && last ? Buffer.from(JSON.stringify(last.key)).toString('base64url') : null,
+    };
+  }
+
+  /** Feeds observed run times of finished jobs into the completion estimate. */
+  observe(job: GenerationJob): void {
+    const s = job.status;
+    if (s?.phase === 'completed' && s.startedAt && s.completedAt) {
+      this.eta.observe(job.spec.model, (Date.parse(s.completedAt) - Date.parse(s.startedAt)) / 1000);
+    }
+  }
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string'))
+      return v as [string, string];
+  } catch {}
+  throw new AppError('VALIDATION_ERROR', 'cursor is not one this service issued', {
+    errors: [{ pointer: '/cursor', message: 'invalid cursor' }],
+  });
+}
+
+function checkWebhookUrl(url: string): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {}
+  if (!parsed || parsed.protocol !== 'https:' || !parsed.hostname) {
+    throw new AppError('INVALID_INPUT', 'webhookUrl must be an absolute https:// URL', {
+      errors: [{ pointer: '/webhookUrl', message: 'must be an https:// URL' }],
+    });
+  }
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const uuidFrom = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+const validName = (s: string) => /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(s);
+
+/** A slug as a label value: slashes are not allowed there. */
+export function labelValue(slug: string): string {
+  return slug.replaceAll('/', '.').slice(0, 63);
+}

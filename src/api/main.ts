@@ -1,0 +1,140 @@
+import { blobConfigSchema } from '../blob/config.ts';
+import { type Blob, createBlob } from '../blob/create.ts';
+import type { Catalog } from '../catalog/index.ts';
+import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
+import { blobSettings, type Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+import type { Kube } from '../k8s/client.ts';
+import { configMapInformer } from '../k8s/configmaps.ts';
+import { EventRecorder } from '../k8s/events.ts';
+import { Informer } from '../k8s/informer.ts';
+import { type CustomResources, resources } from '../k8s/resources.ts';
+import type { Account, ApiKey, GenerationJob, GenjobsResource, Upload } from '../k8s/types.ts';
+import { Ledger } from '../ledger/ledger.ts';
+import type { Logger } from '../log.ts';
+import { createMetrics, type Metrics } from '../metrics.ts';
+import { createApp } from './app.ts';
+import { Authenticator } from './auth.ts';
+import { catalogRoutes } from './catalog/routes.ts';
+import { jobRoutes } from './jobs/routes.ts';
+import { JobService, labelValue } from './jobs/service.ts';
+import { listen, type RunningServer } from './server.ts';
+
+export interface ApiDependencies {
+  config: Config;
+  kube: Kube;
+  log: Logger;
+  metrics?: Metrics;
+  now?: () => number;
+}
+
+export interface RunningApi extends RunningServer {
+  metrics: Metrics;
+  blob: Blob;
+  /** The catalog in service (tests, dev). */
+  catalog: () => Catalog | undefined;
+  stop(): Promise<void>;
+}
+
+/** Informer over one genjobs kind. */
+export function crInformer<T extends GenjobsResource>(
+  kube: Kube,
+  r: CustomResources<T>,
+  log: Logger,
+): Informer<T> {
+  return new Informer<T>(kube, {
+    path: r.path,
+    list: () => r.list(),
+    log: log.child({ informer: r.plural }),
+  });
+}
+
+const EMPTY_CATALOG_MESSAGE = 'the model catalog has not loaded yet';
+
+/**
+ * The api process: informer caches for the catalog ConfigMaps, ApiKeys, Accounts and
+ * GenerationJobs, and the HTTP server. Ready once every cache has synced.
+ */
+export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
+  const { config, kube, log } = deps;
+  const now = deps.now ?? Date.now;
+  const metrics = deps.metrics ?? createMetrics();
+  const r = resources(kube);
+  const keys = crInformer<ApiKey>(kube, r.apiKeys, log);
+  const accounts = crInformer<Account>(kube, r.accounts, log);
+  const jobs = crInformer<GenerationJob>(kube, r.jobs, log);
+  const uploads = crInformer<Upload>(kube, r.uploads, log);
+  jobs.addIndex('account', (j) => [j.spec.account]);
+  jobs.addIndex('model', (j) => [labelValue(j.spec.model)]);
+  const watcher = new CatalogWatcher({
+    informer: configMapInformer(kube, CATALOG_SELECTOR, log.child({ informer: 'catalog' })),
+    events: new EventRecorder(kube, 'genjobs-api', log),
+    log: log.child({ part: 'catalog' }),
+    onReload: (result, catalog) => {
+      metrics.catalogReloads.inc({ result });
+      metrics.catalogModels.set(catalog?.variants.length ?? 0);
+    },
+  });
+  const catalog = (): Catalog => {
+    const c = watcher.current;
+    if (!c) throw new AppError('UNAVAILABLE', EMPTY_CATALOG_MESSAGE, { retryAfterSeconds: 2 });
+    return c;
+  };
+
+  const ledger = new Ledger({
+    accounts: r.accounts,
+    cached: (n) => accounts.get(n),
+    onBatch: (n) => metrics.ledgerBatch.observe(n),
+  });
+  const auth = new Authenticator({
+    apiKeys: r.apiKeys,
+    accounts: r.accounts,
+    cachedKey: (n) => keys.get(n),
+    cachedAccount: (n) => accounts.get(n),
+    now,
+  });
+  const service = new JobService({
+    jobs: r.jobs,
+    jobCache: jobs,
+    ledger,
+    catalog,
+    plans: config.GENJOBS_PLANS,
+    now,
+    onSubmitted: (model, cost) => {
+      metrics.jobsSubmitted.inc({ model });
+      metrics.creditsCharged.inc(cost);
+    },
+    onCancelled: (_model, refunded) => metrics.creditsRefunded.inc(refunded),
+  });
+  jobs.on((type, job) => {
+    if (type !== 'delete') service.observe(job);
+  });
+
+  const blob = createBlob(blobConfigSchema.parse(blobSettings(config)), {
+    now,
+    logger: log.child({ part: 'blob' }),
+  });
+  const informers = [keys, accounts, jobs, uploads];
+  await Promise.all([...informers.map((i) => i.start()), watcher.start()]);
+  const ready = () => informers.every((i) => i.synced) && watcher.current !== undefined;
+
+  const app = createApp({
+    log,
+    metrics,
+    bodyLimit: config.GENJOBS_BODY_LIMIT,
+    ready,
+    rawRouters: [['/files', blob.router]],
+    routers: [catalogRoutes(catalog, auth, now), jobRoutes(service, auth)],
+  });
+  const server = await listen(app, config.HOST, config.PORT, log);
+  return {
+    ...server,
+    metrics,
+    blob,
+    catalog: () => watcher.current,
+    async stop() {
+      await server.close();
+      await Promise.all([...informers.map((i) => i.stop()), watcher.stop()]);
+    },
+  };
+}

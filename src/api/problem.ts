@@ -1,0 +1,90 @@
+import type { NextFunction, Request, Response } from 'express';
+import { AppError, type ErrorCode, httpStatus, isRetryable } from '../errors.ts';
+import { locals } from './request.ts';
+
+const TITLES: Partial<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** Errors thrown by body-parser (and other http-errors) carry a status and a type. */
+interface HttpError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  expose?: boolean;
+  message?: string;
+}
+
+function fromHttpError(err: HttpError): AppError | undefined {
+  const status = err.status ?? err.statusCode;
+  if (!status || status < 400 || status >= 500) return undefined;
+  const code: ErrorCode =
+    err.type === 'entity.parse.failed'
+      ? 'MALFORMED_REQUEST'
+      : err.type === 'entity.too.large'
+        ? 'PAYLOAD_TOO_LARGE'
+        : err.type === 'charset.unsupported' || err.type === 'encoding.unsupported' || status === 415
+          ? 'UNSUPPORTED_MEDIA_TYPE'
+          : status === 416
+            ? 'VALIDATION_ERROR'
+            : 'MALFORMED_REQUEST';
+  const message =
+    code === 'MALFORMED_REQUEST' && err.type === 'entity.parse.failed'
+      ? 'request body is not valid JSON'
+      : code === 'PAYLOAD_TOO_LARGE'
+        ? 'request body is too large'
+        : (err.message ?? 'bad request');
+  return new AppError(code, message);
+}
+
+/**
+ * The one place errors become HTTP answers: RFC 9457 problem+json with the extension
+ * members `code`, `requestId` and `retryable` (and `errors` for field-level problems).
+ * Anything that is not an AppError is a bug or an outage: logged with its stack, answered
+ * as a 500 without one.
+ */
+export function problemHandler() {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const l = locals(res);
+    const appError = err instanceof AppError ? err : fromHttpError(err as HttpError);
+    const e =
+      appError ?? new AppError('INTERNAL', 'internal error; the request id identifies it in the logs');
+    if (!appError) l.log?.error({ err }, 'unhandled error');
+    else if (e.status >= 500) l.log?.warn({ code: e.code, err: e.cause ?? e.message }, 'request failed');
+    if (res.headersSent) return;
+    sendProblem(res, e);
+  };
+}
+
+export function sendProblem(res: Response, e: AppError): void {
+  const l = locals(res);
+  const status = httpStatus(e.code);
+  if (e.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.ceil(e.retryAfterSeconds)));
+  res
+    .status(status)
+    .type('application/problem+json')
+    .json({
+      ...(l.wrapped ? { success: false } : {}),
+      type: `https://genjobs.io/problems/${e.code.toLowerCase().replaceAll('_', '-')}`,
+      title: TITLES[status] ?? 'Error',
+      status,
+      detail: e.message,
+      code: e.code,
+      requestId: l.requestId,
+      retryable: isRetryable(e.code),
+      ...(e.errors ? { errors: e.errors } : {}),
+    });
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Account, ApiKey } from '../k8s/types.ts';
+import type { Logger } from '../log.ts';
+
+/** Who is calling: set by the authentication middleware. */
+export interface Principal {
+  account: Account;
+  key: ApiKey;
+}
+
+/** What the middleware chain attaches to each response's locals. */
+export interface Locals {
+  requestId: string;
+  log: Logger;
+  principal?: Principal;
+  /** The upload endpoints wrap every answer, errors included, with `success`. */
+  wrapped?: boolean;
+  /** Route template for metrics (low cardinality), e.g. /v1/jobs/:jobId. */
+  route?: string;
+}
+
+export function locals(res: Response): Locals {
+  return res.locals as Locals;
+}
+
+const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/**
+ * Gives every request an id (the caller's x-request-id when it is sane, else a new
+ * UUID), echoes it on the response and binds it to a child logger, so a log line, an
+ * error body and a client's report can be matched at 3 a.m.
+ */
+export function requestContext(log: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('x-request-id', requestId);
+    const l = locals(res);
+    l.requestId = requestId;
+    l.log = log.child({ requestId });
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      l.log.info(
+        {
+          method: req.method,
+          path: req.path,
+          route: l.route,
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+          account: l.principal?.account.metadata.name,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,55 @@
+import { AppError } from '../errors.ts';
+
+// One path segment: lowercase letters, digits, '.', '_' and '-', starting and ending with a
+// letter or digit, so '.', '..' and hidden names can never appear. No percent-decoding is
+// ever applied to a key, so '%2e%2e' stays three harmless characters that fail this test.
+const SEGMENT = '[a-z0-9](?:[a-z0-9._-]{0,126}[a-z0-9])?';
+const KEY_PATTERN = new RegExp(`^${SEGMENT}(?:/${SEGMENT}){0,7}$`);
+const PREFIX_PATTERN = new RegExp(`^${SEGMENT}(?:/${SEGMENT}){0,6}/$`);
+const MAX_KEY_LENGTH = 512;
+
+/**
+ * Whether `key` is an object key this service could have generated: 1 to 8 '/'-separated
+ * segments of `[a-z0-9._-]`, none empty, none starting or ending with a dot, no '..'.
+ */
+export function isValidKey(key: string): boolean {
+  return key.length <= MAX_KEY_LENGTH && KEY_PATTERN.test(key) && !key.includes('..');
+}
+
+/** A key prefix: valid key segments followed by '/'. Grants and deletes work on whole folders only. */
+export function isValidPrefix(prefix: string): boolean {
+  return prefix.length <= MAX_KEY_LENGTH && PREFIX_PATTERN.test(prefix) && !prefix.includes('..');
+}
+
+/** Throws a VALIDATION_ERROR unless {@link isValidKey}. Internal callers pass generated keys only. */
+export function assertValidKey(key: string): void {
+  if (!isValidKey(key)) throw new AppError('VALIDATION_ERROR', `invalid object key: ${JSON.stringify(key)}`);
+}
+
+/** Throws a VALIDATION_ERROR unless {@link isValidPrefix}. */
+export function assertValidPrefix(prefix: string): void {
+  if (!isValidPrefix(prefix)) {
+    throw new AppError('VALIDATION_ERROR', `invalid object key prefix: ${JSON.stringify(prefix)}`);
+  }
+}
+
+/** Key of an uploaded file: `uploads/<account>/<fileId>`. The user's filename is never part of it. */
+export function uploadKey(account: string, fileId: string): string {
+  const key = `uploads/${account}/${fileId}`;
+  assertValidKey(key);
+  return key;
+}
+
+/** The folder a job's worker may write to: `jobs/<jobId>/`. */
+export function jobPrefix(jobId: string): string {
+  const prefix = `jobs/${jobId}/`;
+  assertValidPrefix(prefix);
+  return prefix;
+}
+
+/** Key of one output of a job: `jobs/<jobId>/<name>`, name chosen by the worker (e.g. `output-0.mp4`). */
+export function jobOutputKey(jobId: string, name: string): string {
+  const key = `${jobPrefix(jobId)}${name}`;
+  assertValidKey(key);
+  return key;
+}

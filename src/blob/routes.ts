@@ -1,0 +1,129 @@
+import { type NextFunction, type Request, type Response, Router } from 'express';
+import { AppError } from '../errors.ts';
+import { FilesystemBlobStore } from './filesystem.ts';
+import { isValidKey } from './keys.ts';
+import { isValidMediaType, sameMediaType } from './media-type.ts';
+import type { BlobSigner } from './signing.ts';
+import type { BlobStore } from './store.ts';
+
+/** What the files router needs. */
+export interface BlobRouterOptions {
+  store: BlobStore;
+  /** The signer the store signs with; the router verifies URLs and grants with it. */
+  signer: BlobSigner;
+}
+
+interface Permission {
+  maxSize: number;
+  /** The Content-Type the upload was signed for; undefined for grants (any valid type). */
+  contentType: string | undefined;
+}
+
+/**
+ * The `/files` router, mounted by the api before any body parser:
+ * - `PUT /files/<key>?expires&contentType&maxSize&signature`: a presigned upload;
+ * - `PUT /files/<key>` with `Authorization: Bearer <grant>`: a worker's output under its prefix;
+ * - `GET|HEAD /files/<key>`: public reads with ETag, Last-Modified, conditional and range
+ *   requests (filesystem store only; with s3 the public URLs point at the bucket or CDN).
+ * Errors go to `next(err)` as AppErrors for the shared problem+json middleware.
+ */
+export function createBlobRouter(options: BlobRouterOptions): Router {
+  const router = Router();
+  router.use((req, res, next) => {
+    if (req.method === 'PUT') {
+      // A failed upload usually leaves body bytes unread: close the connection after the
+      // error response instead of letting Node drain (read) the rest of the body.
+      put(options, req, res).catch((error: unknown) => {
+        if (!req.complete) res.setHeader('Connection', 'close');
+        next(error);
+      });
+    } else if (
+      (req.method === 'GET' || req.method === 'HEAD') &&
+      options.store instanceof FilesystemBlobStore
+    ) {
+      get(options.store, req, res, next).catch(next);
+    } else {
+      next();
+    }
+  });
+  return router;
+}
+
+async function put(options: BlobRouterOptions, req: Request, res: Response): Promise<void> {
+  const key = keyOf(req);
+  if (key === undefined) throw new AppError('SIGNATURE_INVALID', 'no upload is allowed to this path');
+  const permission = authorize(options.signer, req, key);
+  const given = req.headers['content-type'];
+  if (permission.contentType !== undefined && !sameMediaType(given, permission.contentType)) {
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Content-Type must be ${permission.contentType}, as presigned`,
+    );
+  }
+  if (permission.contentType === undefined && (given === undefined || !isValidMediaType(given))) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'a valid Content-Type is required');
+  }
+  const declared =
+    req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+  if (declared !== undefined && declared > permission.maxSize) {
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `the body is larger than the limit of ${permission.maxSize} bytes`,
+    );
+  }
+  // Not destroyed when storage stops early, so the 413 can still be written on its socket.
+  const body = req.iterator({ destroyOnReturn: false });
+  const info = await options.store.putStream(key, body, permission.contentType ?? (given as string), {
+    maxSize: permission.maxSize,
+    size: declared,
+  });
+  if (info.etag) res.setHeader('ETag', info.etag);
+  res.status(200).end();
+}
+
+function authorize(signer: BlobSigner, req: Request, key: string): Permission {
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) {
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+    if (!token) throw new AppError('SIGNATURE_INVALID', 'malformed Authorization header');
+    return { maxSize: signer.verifyGrant(token, key).maxSize, contentType: undefined };
+  }
+  return signer.verifyPut(key, req.query);
+}
+
+async function get(
+  store: FilesystemBlobStore,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): Promise<void> {
+  const key = keyOf(req);
+  const info = key === undefined ? undefined : await store.stat(key);
+  if (key === undefined || !info) throw new AppError('NOT_FOUND', 'no such file');
+  res.setHeader('Content-Type', info.contentType);
+  if (info.etag) res.setHeader('ETag', info.etag);
+  // Uploaded bytes are served from the api's origin: never let a browser run them.
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+  res.sendFile(key, { root: store.objectsDir, dotfiles: 'deny' }, (error?: Error & { status?: number }) => {
+    if (!error || res.headersSent) return;
+    if (error.status === 416 || error.status === 412) {
+      // Protocol answers for range and precondition headers, not failures: the status
+      // (and Content-Range, set by send) is what a media player acts on; there is no
+      // AppError code for them, so no problem body either.
+      res.removeHeader('Content-Type');
+      res.status(error.status).setHeader('Content-Length', '0');
+      res.end();
+    } else if (error.status === 404) {
+      next(new AppError('NOT_FOUND', 'no such file'));
+    } else {
+      next(error);
+    }
+  });
+}
+
+/** The key named by the request path, taken raw (never percent-decoded), if it is a valid key. */
+function keyOf(req: Request): string | undefined {
+  const key = req.path.slice(1);
+  return isValidKey(key) ? key : undefined;
+}

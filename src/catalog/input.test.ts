@@ -1,0 +1,179 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AppError, type FieldError } from '../errors.ts';
+import type { Catalog, Variant } from './catalog.ts';
+import { prepareInput } from './input.ts';
+import { loadDefaultCatalog } from './load.ts';
+import { aModel, aVariant, catalogWith } from './test-fixtures.ts';
+
+let catalog: Catalog;
+const variant = (capability: string): Variant =>
+  catalog.variants.find((v) => v.capability === capability) ?? (undefined as never);
+
+beforeAll(async () => {
+  catalog = await loadDefaultCatalog();
+});
+
+function failures(v: Variant, input: unknown): FieldError[] {
+  try {
+    prepareInput(v, input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('INVALID_INPUT');
+    return (error as AppError).errors ?? [];
+  }
+  throw new Error('expected INVALID_INPUT');
+}
+
+describe('prepareInput: defaults', () => {
+  it.each([
+    ['text-to-image', { prompt: 'a cat' }, { prompt: 'a cat', aspect_ratio: '1:1', resolution: '1k' }],
+    [
+      'edit-image',
+      { prompt: 'a hat', image_urls: ['https://cdn.example/a.png'] },
+      { prompt: 'a hat', image_urls: ['https://cdn.example/a.png'], aspect_ratio: '1:1', resolution: '1k' },
+    ],
+    [
+      'text-to-video',
+      { prompt: 'waves' },
+      { prompt: 'waves', aspect_ratio: '16:9', resolution: '720p', duration: 8, has_sound: true },
+    ],
+    [
+      'text-to-image',
+      { prompt: 'x', resolution: '4k', seed: 7 },
+      { prompt: 'x', aspect_ratio: '1:1', resolution: '4k', seed: 7 },
+    ],
+  ])('%s fills in what is omitted and keeps what is given', (capability, input, expected) => {
+    expect(prepareInput(variant(capability), input)).toEqual(expected);
+  });
+
+  it('does not modify the object it is given', () => {
+    const input = { prompt: 'waves', duration: '6' };
+    prepareInput(variant('text-to-video'), input);
+    expect(input).toEqual({ prompt: 'waves', duration: '6' });
+  });
+});
+
+describe('prepareInput: the two accepted shapes', () => {
+  it.each([
+    [{ duration: '8' }, { duration: 8 }],
+    [{ duration: 8 }, { duration: 8 }],
+    [{ duration: '4' }, { duration: 4 }],
+    [{ has_sound: 'true' }, { has_sound: true }],
+    [{ has_sound: 'false' }, { has_sound: false }],
+    [{ has_sound: false }, { has_sound: false }],
+    [{ seed: '42' }, { seed: 42 }],
+  ])('text-to-video takes %o as %o', (given, expected) => {
+    expect(prepareInput(variant('text-to-video'), { prompt: 'p', ...given })).toMatchObject(expected);
+  });
+
+  it('a number is accepted where the schema wants one of an enum of strings', () => {
+    const stringly = catalogWith(
+      aModel().withVariant(
+        'text-to-video',
+        aVariant({
+          inputSchema: {
+            type: 'object',
+            properties: { duration: { type: 'string', enum: ['4', '8'] }, prompt: { type: 'string' } },
+          },
+          pricing: { baseCredits: 1, unit: 'per_generation' },
+        }),
+      ),
+    ).variants[0]!;
+    expect(prepareInput(stringly, { duration: 8 })).toEqual({ duration: '8' });
+    expect(failures(stringly, { prompt: 8 })).toEqual([
+      { pointer: '/input/prompt', message: 'must be string' },
+    ]);
+  });
+
+  it('edit-image takes a single image URL as image_urls', () => {
+    expect(
+      prepareInput(variant('edit-image'), { prompt: 'p', image: 'https://cdn.example/a.png' }),
+    ).toMatchObject({
+      image_urls: ['https://cdn.example/a.png'],
+    });
+  });
+
+  it.each([
+    [
+      'both image and image_urls',
+      { prompt: 'p', image: 'https://a.example/1.png', image_urls: [] },
+      '/input/image',
+    ],
+    ['an image that is not a URL', { prompt: 'p', image: 'not a url' }, '/input/image'],
+    ['neither', { prompt: 'p' }, '/input/image_urls'],
+    ['an empty image_urls', { prompt: 'p', image_urls: [] }, '/input/image_urls'],
+  ])('edit-image with %s fails at %s', (_name, input, pointer) => {
+    expect(failures(variant('edit-image'), input).map((e) => e.pointer)).toEqual([pointer]);
+  });
+});
+
+describe('prepareInput: every failing field, as a pointer into the request body', () => {
+  it('reports all of them at once', () => {
+    const errors = failures(variant('text-to-video'), {
+      prompt: '',
+      duration: 5,
+      resolution: '8k',
+      has_sound: 'maybe',
+      aspect_ratio: 3,
+      seed: -1,
+      style: 'noir',
+    });
+    expect(Object.fromEntries(errors.map((e) => [e.pointer, e.message]))).toEqual({
+      '/input/prompt': 'must NOT have fewer than 1 characters',
+      '/input/duration': 'must be one of 4, 6, 8',
+      '/input/resolution': 'must be one of "720p", "1080p", "4k"',
+      '/input/has_sound': 'must be boolean',
+      '/input/aspect_ratio': 'must be one of "16:9", "9:16", "1:1"',
+      '/input/seed': 'must be >= 0',
+      '/input/style':
+        'is not a known input field (known: prompt, aspect_ratio, resolution, duration, has_sound, seed)',
+    });
+  });
+
+  it.each([
+    ['a missing prompt', {}, [{ pointer: '/input/prompt', message: 'is required' }]],
+    [
+      'a prompt past the limit',
+      { prompt: 'x'.repeat(4001) },
+      [{ pointer: '/input/prompt', message: 'must NOT have more than 4000 characters' }],
+    ],
+    [
+      'a non-URL reference image',
+      { prompt: 'p', image_urls: ['x', 'https://ok.example/a.png'] },
+      [{ pointer: '/input/image_urls/0', message: 'must match format "uri"' }],
+    ],
+    [
+      'a fractional seed',
+      { prompt: 'p', seed: 1.5 },
+      [{ pointer: '/input/seed', message: 'must be integer' }],
+    ],
+  ])('text-to-image with %s', (_name, input, expected) => {
+    expect(failures(variant('text-to-image'), input)).toEqual(expected);
+  });
+
+  it.each([[null], ['a prompt'], [[{ prompt: 'p' }]], [undefined]])(
+    'an input of %o is not an object',
+    (input) => {
+      expect(failures(variant('text-to-image'), input)).toEqual([
+        { pointer: '/input', message: 'must be an object' },
+      ]);
+    },
+  );
+
+  it('the error message lists the failures too, for logs and clients that only read detail', () => {
+    expect(() => prepareInput(variant('text-to-image'), {})).toThrow(
+      "input does not match the model's inputSchema: /input/prompt is required",
+    );
+  });
+});
+
+describe('prepareInput: hostile field names', () => {
+  it.each([['__proto__'], ['constructor'], ['toString']])(
+    '%s is an unknown field, not a lookup into Object.prototype',
+    (field) => {
+      const input = JSON.parse(`{"prompt": "p", "${field}": {"polluted": true}}`);
+      expect(failures(variant('text-to-image'), input).map((e) => e.pointer)).toEqual([`/input/${field}`]);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    },
+  );
+});

@@ -1,0 +1,154 @@
+/**
+ * Turning a job's `input` into what the model runs with: the two shapes the spec shows
+ * for some fields are brought to the one the variant's inputSchema declares, defaults are
+ * filled in, and everything is checked against the schema, reporting every failing field.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
+import { AppError, type FieldError } from '../errors.ts';
+import type { Variant } from './catalog.ts';
+import type { InputProperty, InputSchema } from './schema.ts';
+
+// ajv-formats is CommonJS with `exports.default`; under nodenext the default import is the module object.
+const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
+
+/**
+ * A compiler for input schemas. Make one per catalog build: ajv keeps every schema it
+ * compiled for the life of the instance, so a shared instance would grow on each reload.
+ * Unknown keywords and formats are errors (they are typos in a catalog); type strictness
+ * is off because a field may legitimately allow several types.
+ * @throws Error with ajv's message when a schema does not compile.
+ */
+export function createInputCompiler(): (schema: InputSchema) => ValidateFunction {
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+    logger: false,
+  });
+  addFormats(ajv);
+  return (schema) => ajv.compile(schema);
+}
+
+/**
+ * Validates and normalizes a job input for a variant; returns a new object (the argument is
+ * not modified) with defaults applied and the accepted alternative shapes normalized:
+ * - a numeric string ("8") where the schema wants a number, "true"/"false" where it wants
+ *   a boolean; a number or boolean where it wants one of an enum of strings;
+ * - a single `image` URL where the schema declares `image_urls` (and no `image`) becomes
+ *   `image_urls: [image]`; errors about it still point at `/input/image`.
+ * @throws AppError INVALID_INPUT whose `errors` hold one JSON pointer (into the request
+ *   body, so under `/input`) per failing field.
+ */
+export function prepareInput(
+  variant: Pick<Variant, 'inputSchema' | 'validateInput'>,
+  input: unknown,
+): Record<string, unknown> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new AppError('INVALID_INPUT', 'input must be an object', {
+      errors: [{ pointer: '/input', message: 'must be an object' }],
+    });
+  }
+  const data: Record<string, unknown> = structuredClone(input as Record<string, unknown>);
+  const properties = variant.inputSchema.properties;
+  const aliasable = Object.hasOwn(properties, 'image_urls') && !Object.hasOwn(properties, 'image');
+  const aliased = aliasable && Object.hasOwn(data, 'image');
+  if (aliased) {
+    if (Object.hasOwn(data, 'image_urls')) {
+      throw new AppError('INVALID_INPUT', 'send either input.image or input.image_urls, not both', {
+        errors: [{ pointer: '/input/image', message: 'not allowed together with image_urls' }],
+      });
+    }
+    data.image_urls = [data.image];
+    delete data.image;
+  }
+  for (const [field, value] of Object.entries(data)) {
+    // hasOwn: a client's "__proto__" or "constructor" field must not find Object.prototype.
+    const property = Object.hasOwn(properties, field) ? properties[field] : undefined;
+    if (property) data[field] = coerce(value, property);
+  }
+  if (variant.validateInput(data)) return data;
+  const errors = toFieldErrors(variant.validateInput.errors ?? [], Object.keys(properties), {
+    aliasable,
+    aliased,
+  });
+  const summary = errors.map((e) => `${e.pointer} ${e.message}`).join('; ');
+  throw new AppError('INVALID_INPUT', `input does not match the model's inputSchema: ${summary}`, { errors });
+}
+
+const NUMERIC = /^-?\d+(\.\d+)?$/;
+
+function coerce(value: unknown, property: InputProperty): unknown {
+  const types = declaredTypes(property);
+  if (types.size === 0 || accepts(types, value)) return value;
+  if (typeof value === 'string') {
+    if ((types.has('number') || types.has('integer')) && NUMERIC.test(value)) return Number(value);
+    if (types.has('boolean') && (value === 'true' || value === 'false')) return value === 'true';
+  }
+  // Only for a choice among strings ("4"/"6"/"8"): turning a free-text field's 8 into "8" would hide a client bug.
+  if ((typeof value === 'number' || typeof value === 'boolean') && types.has('string') && property.enum) {
+    return String(value);
+  }
+  return value;
+}
+
+/** The JSON types a property accepts: its `type`, else the types of its enum values. */
+function declaredTypes(property: InputProperty): Set<string> {
+  if (property.type !== undefined)
+    return new Set(Array.isArray(property.type) ? property.type : [property.type]);
+  return new Set((property.enum ?? []).map((v) => (v === null ? 'null' : typeof v)));
+}
+
+function accepts(types: Set<string>, value: unknown): boolean {
+  if (typeof value === 'number')
+    return types.has('number') || (types.has('integer') && Number.isInteger(value));
+  if (value === null) return types.has('null');
+  if (Array.isArray(value)) return types.has('array');
+  return types.has(typeof value);
+}
+
+function toFieldErrors(
+  raw: ErrorObject[],
+  known: string[],
+  alias: { aliasable: boolean; aliased: boolean },
+): FieldError[] {
+  const byPointer = new Map<string, string[]>();
+  for (const error of raw) {
+    let pointer = `/input${error.instancePath}`;
+    let message = error.message ?? 'is invalid';
+    if (error.keyword === 'required') {
+      const missing = String(error.params.missingProperty);
+      pointer = `${pointer}/${pointerToken(missing)}`;
+      message =
+        missing === 'image_urls' && alias.aliasable
+          ? 'is required (or send one URL as image)'
+          : 'is required';
+    } else if (error.keyword === 'additionalProperties') {
+      pointer = `${pointer}/${pointerToken(String(error.params.additionalProperty))}`;
+      message =
+        error.instancePath === ''
+          ? `is not a known input field (known: ${known.join(', ')})`
+          : 'is not allowed here';
+    } else if (error.keyword === 'enum') {
+      message = `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    }
+    if (alias.aliased && pointer.startsWith('/input/image_urls')) pointer = '/input/image';
+    const messages = byPointer.get(pointer) ?? [];
+    if (!messages.includes(message)) messages.push(message);
+    byPointer.set(pointer, messages);
+  }
+  return [...byPointer].map(([pointer, messages]) => ({ pointer, message: messages.join('; ') }));
+}
+
+/** The JSON pointer of a top-level input field in the request body (`/input/<field>`, escaped). */
+export function inputPointer(field: string): string {
+  return `/input/${pointerToken(field)}`;
+}
+
+function pointerToken(token: string): string {
+  return token.replaceAll('~', '~0').replaceAll('/', '~1');
+}

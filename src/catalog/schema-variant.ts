@@ -1,0 +1,152 @@
+/**
+ * The parts of a catalog model that differ per capability: input schema, pricing and
+ * runtime. schema.ts assembles them into the whole document.
+ */
+import { z } from 'zod';
+import { parseDecimal } from './decimal.ts';
+
+/**
+ * A `z.strictObject` whose unknown-key message names the keys that are allowed, so a typo
+ * in a hand-written ConfigMap says what was meant.
+ */
+export function strict<T extends z.core.$ZodLooseShape>(shape: T) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')} (allowed: ${allowed})`
+        : undefined,
+  });
+}
+
+const INPUT_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'] as const;
+
+/** One top-level property of an input schema; other JSON Schema keywords pass through to ajv. */
+const inputPropertySchema = z.looseObject({
+  type: z.union([z.enum(INPUT_TYPES), z.array(z.enum(INPUT_TYPES)).min(1)]).optional(),
+  enum: z.array(z.unknown()).min(1).optional(),
+});
+
+/**
+ * The JSON Schema (draft-07) of a variant's job `input`. It must describe an object with
+ * `properties`, because defaults, type coercion and pricing all work per top-level field.
+ */
+export const inputSchemaSchema = z.looseObject({
+  type: z.literal('object', { error: 'inputSchema must have type: object' }),
+  properties: z.record(z.string(), inputPropertySchema),
+  required: z.array(z.string()).optional(),
+});
+
+const factorSchema = z
+  .union([z.number(), z.string()])
+  .refine(
+    (v) => parseDecimal(v) !== undefined,
+    'must be a non-negative decimal with at most 6 decimals, e.g. 1.5',
+  );
+
+/**
+ * Pricing as data. cost = baseCredits × (per_second: the duration field's value) × Π
+ * multipliers[field][String(input[field])], rounded half up once to whole micro-cents.
+ */
+export const pricingSchema = strict({
+  /** Micro-cents per generation, or per second when `unit` is `per_second`. */
+  baseCredits: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  unit: z.enum(['per_generation', 'per_second']),
+  /** Which input field holds the seconds to multiply by; required with `per_second`. */
+  perSecond: strict({ field: z.string().min(1) }).optional(),
+  /** field → (value as a string → factor). Values are matched on their string form. */
+  multipliers: z.record(z.string(), z.record(z.string(), factorSchema)).default({}),
+}).superRefine((p, ctx) => {
+  if (p.unit === 'per_second' && !p.perSecond) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['perSecond'],
+      message: 'unit per_second needs perSecond: {field: <duration field>}',
+    });
+  }
+  if (p.unit !== 'per_second' && p.perSecond) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['perSecond'],
+      message: 'perSecond only applies with unit: per_second',
+    });
+  }
+});
+
+const quantitySchema = z.union([
+  z
+    .string()
+    .regex(
+      /^\+?(\d+(\.\d*)?|\.\d+)([eE]\d+|[mkMGTPE]|[KMGTPE]i)?$/,
+      'must be a Kubernetes quantity such as 500m or 1Gi',
+    ),
+  z.number().nonnegative(),
+]);
+
+const podSchema = strict({
+  resources: strict({
+    requests: z.record(z.string(), quantitySchema).optional(),
+    limits: z.record(z.string(), quantitySchema).optional(),
+  }).optional(),
+  nodeSelector: z.record(z.string(), z.string()).optional(),
+  tolerations: z
+    .array(
+      strict({
+        key: z.string().optional(),
+        operator: z.enum(['Exists', 'Equal']).optional(),
+        value: z.string().optional(),
+        effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
+        tolerationSeconds: z.number().int().optional(),
+      }),
+    )
+    .optional(),
+});
+
+const runtimeCommon = {
+  /** Jobs of this variant running at once, cluster-wide. 0 pauses it: jobs wait in pending. */
+  maxConcurrency: z.number().int().min(0),
+  /** A running job is failed (and refunded) after this long. */
+  timeoutSeconds: z.number().int().positive().default(600),
+  /** Approximate processing time, for estimatedCompletionTime (images ~30, video ~240). */
+  typicalSeconds: z.number().int().positive(),
+  pod: podSchema.optional(),
+};
+
+const secretRefSchema = strict({ name: z.string().min(1), key: z.string().min(1) });
+
+/** How a job of the variant runs: the reference generator in our image, or an upstream server. */
+export const runtimeSchema = z
+  .discriminatedUnion(
+    'type',
+    [
+      strict({ type: z.literal('builtin'), ...runtimeCommon }),
+      strict({
+        type: z.literal('http'),
+        url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+        authSecretRef: secretRefSchema.optional(),
+        ...runtimeCommon,
+      }),
+    ],
+    { error: 'runtime.type must be "builtin" or "http"' },
+  )
+  .superRefine((r, ctx) => {
+    if (r.typicalSeconds > r.timeoutSeconds) {
+      ctx.addIssue({ code: 'custom', path: ['typicalSeconds'], message: 'must not exceed timeoutSeconds' });
+    }
+  });
+
+/** One capability of a model: what input it takes, what it costs, how it runs. */
+export const variantSchema = strict({
+  inputSchema: inputSchemaSchema,
+  pricing: pricingSchema,
+  runtime: runtimeSchema,
+});
+
+export type InputSchema = z.infer<typeof inputSchemaSchema>;
+export type InputProperty = z.infer<typeof inputPropertySchema>;
+export type Pricing = z.infer<typeof pricingSchema>;
+export type PricingUnit = Pricing['unit'];
+export type Runtime = z.infer<typeof runtimeSchema>;
+export type RuntimeType = Runtime['type'];
+export type PodSettings = z.infer<typeof podSchema>;
+export type VariantSpec = z.infer<typeof variantSchema>;

@@ -1,0 +1,79 @@
+import type { Variant } from './catalog.ts';
+import type { PricingView, VariantViews } from './view-types.ts';
+
+/**
+ * Computes every response shape of a variant once, when the catalog is built, so listing
+ * 1,000 models is a filter over ready objects. They are frozen because every request shares
+ * them: a handler that wants to change one must copy it.
+ */
+export function buildVariantViews(variant: Omit<Variant, 'views'>): VariantViews {
+  const { model } = variant;
+  const { spec, provider } = model;
+  const pricing: PricingView = { baseCredits: variant.pricing.baseCredits, unit: variant.pricing.unit };
+  const providerRef = { id: provider.id, name: provider.name, logoUrl: provider.logoUrl };
+  const scoped = {
+    id: variant.slug,
+    name: spec.displayName,
+    description: spec.description,
+    category: model.category.id,
+    currentVersion: model.currentVersion,
+    versionCount: model.versionCount,
+    currentVersionPricing: pricing,
+  };
+  const item = {
+    slug: variant.slug,
+    provider: providerRef,
+    category: model.category.id,
+    capability: variant.capability,
+    pricing,
+    tags: spec.tags,
+    ratings: { average: spec.ratings.average, count: spec.ratings.count },
+  };
+  return deepFreeze({
+    item,
+    itemJson: {
+      head: `${JSON.stringify({ slug: item.slug, provider: item.provider, category: item.category, capability: item.capability }).slice(0, -1)},"pricing":{"baseCredits":`,
+      tail: `,"unit":${JSON.stringify(pricing.unit)}},"tags":${JSON.stringify(item.tags)},"ratings":${JSON.stringify(item.ratings)}}`,
+    },
+    detail: {
+      slug: variant.slug,
+      provider: providerRef,
+      name: spec.displayName,
+      description: spec.description,
+      category: model.category.id,
+      capability: variant.capability,
+      inputSchema: variant.inputSchema,
+      pricing,
+    },
+    sibling: { slug: variant.slug, capability: variant.capability },
+    providerModel: {
+      slug: variant.slug,
+      name: spec.displayName,
+      description: spec.description,
+      category: model.category.id,
+      capability: variant.capability,
+      pricing,
+      tags: spec.tags,
+    },
+    apiModel: {
+      id: scoped.id,
+      providerId: provider.id,
+      providerName: provider.name,
+      name: scoped.name,
+      description: scoped.description,
+      category: scoped.category,
+      currentVersion: scoped.currentVersion,
+      versionCount: scoped.versionCount,
+      currentVersionPricing: pricing,
+    },
+    providerScopedModel: scoped,
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('gives working defaults for an empty environment', () => {
+    const c = loadConfig({});
+    expect(c.PORT).toBe(8080);
+    expect(c.GENJOBS_PLANS).toEqual({ free: 2, pro: 20, enterprise: 100 });
+    expect(c.GENJOBS_JOB_TTL).toBe(7 * 86_400_000);
+    expect(c.GENJOBS_WORKER_COMMAND).toEqual(['genjobs', 'worker']);
+    expect(c.GENJOBS_LEADER_ELECTION).toBe(true);
+  });
+
+  it.each([
+    ['GENJOBS_JOB_TTL', '90s', 90_000],
+    ['GENJOBS_JOB_TTL', '15m', 900_000],
+    ['GENJOBS_JOB_TTL', '2h', 7_200_000],
+    ['GENJOBS_RESERVATION_GRACE', '250ms', 250],
+  ])('parses %s=%s as %d ms', (key, value, ms) => {
+    expect(loadConfig({ [key]: value })[key as 'GENJOBS_JOB_TTL']).toBe(ms);
+  });
+
+  it('names every bad variable in one error', () => {
+    expect(() => loadConfig({ PORT: 'eighty', GENJOBS_PLANS: 'free:2', GENJOBS_BLOB_TYPE: 'ftp' })).toThrow(
+      /PORT[\s\S]*GENJOBS_PLANS[\s\S]*GENJOBS_BLOB_TYPE|PORT[\s\S]*GENJOBS_BLOB_TYPE[\s\S]*GENJOBS_PLANS/,
+    );
+  });
+});

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+
+/** Durations in configuration: a number of seconds or `<n>s|m|h|d`. Parsed to milliseconds. */
+// Transformed fields use prefault: zod 4 hands a plain default out untransformed.
+const duration = z
+  .union([
+    z.number().nonnegative(),
+    z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)?$/, 'a duration like 90s, 15m, 7d'),
+  ])
+  .transform((v) => {
+    if (typeof v === 'number') return v * 1000;
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(v)!;
+    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? 's'] ?? 1000;
+    return Math.round(Number(m[1]) * unit);
+  });
+
+const bool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+/** `free=2,pro=20` → { free: 2, pro: 20 }: the maximum of concurrent jobs per plan. */
+const plans = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*=\d+(,[a-z][a-z0-9-]*=\d+)*$/, 'plans like free=2,pro=20,enterprise=100')
+  .transform((v) => Object.fromEntries(v.split(',').map((p) => [p.split('=')[0]!, Number(p.split('=')[1])])));
+
+const jsonStringArray = z.string().transform((v, ctx) => {
+  try {
+    const parsed = JSON.parse(v);
+    if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) return parsed as string[];
+  } catch {}
+  ctx.addIssue({ code: 'custom', message: 'a JSON array of strings, e.g. ["genjobs","worker"]' });
+  return z.NEVER;
+});
+
+/**
+ * Every setting of every entrypoint, read from the environment once at start-up. Each has
+ * a default that works in dev mode; bad values stop the process with a message naming the
+ * variable.
+ */
+export const configSchema = z.object({
+  /** Namespace the service works in; default: the kubeconfig context's, or the Pod's. */
+  GENJOBS_NAMESPACE: z.string().optional(),
+  /** Address and port the api listens on. */
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Port of the controller's /healthz, /readyz and /metrics. */
+  GENJOBS_CONTROLLER_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  /** Base URL clients reach the api at; file and output URLs are built on it. */
+  GENJOBS_PUBLIC_URL: z.string().url().default('http://127.0.0.1:8080'),
+  /** Concurrent jobs allowed per plan. */
+  GENJOBS_PLANS: plans.prefault('free=2,pro=20,enterprise=100'),
+  /** A reservation whose job never appeared is refunded after this long. */
+  GENJOBS_RESERVATION_GRACE: duration.prefault('5m'),
+  /** Largest JSON request body. */
+  GENJOBS_BODY_LIMIT: z.string().default('256kb'),
+  /** Finished jobs are deleted this long after they finish. */
+  GENJOBS_JOB_TTL: duration.prefault('7d'),
+  /** A job whose Pod cannot start within this long fails (unschedulable, image pull...). */
+  GENJOBS_POD_START_TIMEOUT: duration.prefault('30m'),
+  /** Attempts of a job whose Pod was lost to the infrastructure (eviction, node loss). */
+  GENJOBS_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  /** Image and command of worker Pods. */
+  GENJOBS_WORKER_IMAGE: z.string().default('ghcr.io/genjobs/genjobs:latest'),
+  GENJOBS_WORKER_COMMAND: jsonStringArray.prefault('["genjobs","worker"]'),
+  /** Controller reconcile workers. */
+  GENJOBS_CONTROLLER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** Leader election: off only for a single controller replica in dev and tests. */
+  GENJOBS_LEADER_ELECTION: bool.prefault(true),
+  /** Identity for leader election; default: hostname and a random suffix. */
+  POD_NAME: z.string().optional(),
+  /** Webhook targets on private, loopback or link-local addresses (tests, private deployments). */
+  GENJOBS_WEBHOOK_ALLOW_PRIVATE: bool.prefault(false),
+  /** Blob store. */
+  GENJOBS_BLOB_TYPE: z.enum(['filesystem', 's3']).default('filesystem'),
+  GENJOBS_BLOB_DIR: z.string().default('/var/lib/genjobs/blobs'),
+  /** HMAC secret of signed upload URLs and worker grants, shared by the api and the controller. */
+  GENJOBS_BLOB_SECRET: z.string().min(32).optional(),
+  /** Former secrets still accepted during a rotation, comma-separated. */
+  GENJOBS_BLOB_PREVIOUS_SECRETS: z.string().optional(),
+  /** Public base of file URLs; default: <GENJOBS_PUBLIC_URL>/files (filesystem), required for s3. */
+  GENJOBS_BLOB_PUBLIC_URL: z.string().url().optional(),
+  /** Where worker Pods reach the api's /files to store outputs (in-cluster Service URL). */
+  GENJOBS_BLOB_INTERNAL_URL: z.string().url().optional(),
+  GENJOBS_S3_BUCKET: z.string().optional(),
+  GENJOBS_S3_REGION: z.string().default('us-east-1'),
+  GENJOBS_S3_ENDPOINT: z.string().url().optional(),
+  GENJOBS_S3_FORCE_PATH_STYLE: bool.prefault(false),
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Parses the environment; throws one error listing every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The blob store's part of the configuration, in the shape src/blob expects. */
+export function blobSettings(c: Config) {
+  if (!c.GENJOBS_BLOB_SECRET)
+    throw new ConfigError('invalid configuration:\n  GENJOBS_BLOB_SECRET: required (at least 32 characters)');
+  return {
+    type: c.GENJOBS_BLOB_TYPE,
+    dir: c.GENJOBS_BLOB_DIR,
+    publicBaseUrl:
+      c.GENJOBS_BLOB_PUBLIC_URL ??
+      (c.GENJOBS_BLOB_TYPE === 'filesystem' ? `${c.GENJOBS_PUBLIC_URL.replace(/\/$/, '')}/files` : undefined),
+    signingSecret: c.GENJOBS_BLOB_SECRET,
+    previousSigningSecrets: (c.GENJOBS_BLOB_PREVIOUS_SECRETS ?? '').split(',').filter(Boolean),
+    ...(c.GENJOBS_BLOB_TYPE === 's3'
+      ? {
+          s3: {
+            bucket: c.GENJOBS_S3_BUCKET ?? '',
+            region: c.GENJOBS_S3_REGION,
+            endpoint: c.GENJOBS_S3_ENDPOINT,
+            forcePathStyle: c.GENJOBS_S3_FORCE_PATH_STYLE,
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { AccountAdmin } from '../accounts/admin.ts';
+import { startApi } from '../api/main.ts';
+import { defaultCatalogConfigMap } from '../catalog/install.ts';
+import { loadConfig } from '../config.ts';
+import { fromKubeConfig, loadKubeConfig } from '../k8s/client.ts';
+import { applyConfigMap } from '../k8s/configmaps.ts';
+import { applyCrds, ensureNamespace, readCrds } from '../k8s/crds.ts';
+import { resources } from '../k8s/resources.ts';
+import { createLogger } from '../log.ts';
+import { ControlPlane, REPO_ROOT } from './controlplane.ts';
+
+const NAMESPACE = 'genjobs';
+const DEMO_ACCOUNT = 'demo';
+
+/**
+ * `genjobs dev`: the whole service on this machine, no cluster needed. A local control
+ * plane (etcd, kube-apiserver) keeps its data in $GENJOBS_DEV_DIR, so a restart continues
+ * where it stopped; the api listens on 127.0.0.1:$PORT. Ctrl-C stops everything.
+ */
+export async function devMain(): Promise<void> {
+  const dir = process.env.GENJOBS_DEV_DIR ?? join(homedir(), '.genjobs', 'dev');
+  await mkdir(dir, { recursive: true });
+  const log = createLogger('dev');
+  const port = process.env.PORT ?? '8080';
+  const secretFile = join(dir, 'blob-secret');
+  if (!existsSync(secretFile)) await writeFile(secretFile, randomBytes(32).toString('hex'), { mode: 0o600 });
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: port,
+    GENJOBS_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    GENJOBS_BLOB_DIR: join(dir, 'blobs'),
+    GENJOBS_BLOB_SECRET: (await readFile(secretFile, 'utf8')).trim(),
+    GENJOBS_LEADER_ELECTION: 'false',
+    GENJOBS_WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...process.env,
+  });
+
+  log.info({ dir }, 'starting the local control plane');
+  const cp = await ControlPlane.start({ dir: join(dir, 'cluster') });
+  const kubeconfig = join(dir, 'kubeconfig');
+  await writeFile(kubeconfig, cp.kubeconfig(NAMESPACE), { mode: 0o600 });
+  const kube = fromKubeConfig(loadKubeConfig(kubeconfig), NAMESPACE);
+  await applyCrds(kube, await readCrds(join(REPO_ROOT, 'crds')));
+  await ensureNamespace(kube, NAMESPACE);
+  await applyConfigMap(kube, await defaultCatalogConfigMap());
+  const keyFile = await ensureDemoAccount(new AccountAdmin(resources(kube)), dir);
+
+  const stops: Array<() => Promise<void>> = [() => cp.stop()];
+  const api = await startApi({ config, kube, log: log.child({ part: 'api' }) });
+  stops.unshift(() => api.stop());
+
+  console.log(`
+genjobs is running.
+  API:         ${api.url}
+  API key:     ${keyFile}  (account "${DEMO_ACCOUNT}", all scopes)
+  kubectl:     KUBECONFIG=${kubeconfig} kubectl get genjobs
+  Try:         curl -s ${api.url}/v1/catalog/models
+Press Ctrl-C to stop; state is kept in ${dir}.
+`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  log.info('stopping');
+  for (const stop of stops) await stop().catch((err) => log.warn({ err: String(err) }, 'stop failed'));
+}
+
+/** The demo account ($100 on plan pro) and a key with every scope, written once to a file. */
+async function ensureDemoAccount(admin: AccountAdmin, dir: string): Promise<string> {
+  const keyFile = join(dir, 'api-key');
+  const exists = await admin.getAccount(DEMO_ACCOUNT).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) await admin.createAccount({ name: DEMO_ACCOUNT, plan: 'pro', grantMicroCents: 100_000_000 });
+  if (!existsSync(keyFile) || !exists) {
+    const { key } = await admin.createKey(DEMO_ACCOUNT, ['submit_job', 'check_status', 'list_models']);
+    await writeFile(keyFile, `${key}\n`, { mode: 0o600 });
+  }
+  return keyFile;
+}

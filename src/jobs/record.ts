@@ -1,0 +1,46 @@
+import type { GenerationJob, JobPhase } from '../k8s/types.ts';
+
+/** The job record of spec 2.2, as GET /v1/jobs/{id} answers it and webhooks carry it. */
+export interface JobRecord {
+  jobId: string;
+  status: JobPhase;
+  progress: number;
+  output: string | null;
+  outputs: Array<{ url: string; type: string; thumbnail?: string; posterImage?: string }> | null;
+  error: { code: string; message: string } | null;
+  createdAt: string;
+  completedAt: string | null;
+  /** Not in the spec's table; every client wants to know what a job was. */
+  model: string;
+  costMicroCents: number;
+}
+
+/** The phase of a job; a job the controller has not looked at yet is pending. */
+export function phaseOf(job: GenerationJob): JobPhase {
+  return job.status?.phase ?? 'pending';
+}
+
+/** Progress as the spec fixes it: 0 pending, 50 processing, 100 completed, 0 failed or cancelled. */
+export function progressOf(phase: JobPhase): number {
+  return phase === 'processing' ? 50 : phase === 'completed' ? 100 : 0;
+}
+
+export function jobRecord(job: GenerationJob): JobRecord {
+  const phase = phaseOf(job);
+  const s = job.status ?? {};
+  const completed = phase === 'completed';
+  const outputs = completed ? (s.outputs ?? []).map((o) => ({ ...o })) : null;
+  return {
+    jobId: job.metadata.name ?? '',
+    status: phase,
+    progress: progressOf(phase),
+    output: completed ? (outputs?.[0]?.url ?? null) : null,
+    outputs,
+    error: phase === 'failed' && s.error ? { code: s.error.code, message: s.error.message } : null,
+    createdAt: job.metadata.creationTimestamp ?? new Date(0).toISOString(),
+    completedAt:
+      phase === 'completed' || phase === 'failed' || phase === 'cancelled' ? (s.completedAt ?? null) : null,
+    model: job.spec.model,
+    costMicroCents: job.spec.costMicroCents,
+  };
+}

@@ -1,0 +1,107 @@
+import { AppError } from '../errors.ts';
+import { isConflict } from '../k8s/errors.ts';
+import type { CustomResources } from '../k8s/resources.ts';
+import type { Account } from '../k8s/types.ts';
+import { apply, type LedgerOp, type LedgerResult, normalized, sameLedger } from './ops.ts';
+
+interface Pending {
+  op: LedgerOp;
+  resolve: (r: LedgerResult) => void;
+  reject: (e: unknown) => void;
+}
+
+export interface LedgerOptions {
+  accounts: CustomResources<Account>;
+  /** Freshest known copy of an Account (an informer cache); a miss falls back to a GET. */
+  cached?: (name: string) => Account | undefined;
+  now?: () => Date;
+  /** Called with the size of each batch written (metrics, benchmarks). */
+  onBatch?: (size: number) => void;
+  maxConflictRetries?: number;
+}
+
+/**
+ * The ledger's writer: every operation on an Account becomes part of one compare-and-swap
+ * of its status. Operations on the same Account are group-committed: while one write is
+ * in flight the next operations queue, and the next write applies all of them at once, in
+ * arrival order, each accepted or refused on its own. An idle account pays one write per
+ * operation; a busy one pays one write per batch, which is what keeps the Account off the
+ * submit path's critical section. A conflict (another replica or the controller wrote
+ * first) re-reads the Account and applies the same batch again.
+ */
+export class Ledger {
+  private readonly opts: LedgerOptions;
+  private readonly queues = new Map<string, Pending[]>();
+  private readonly busy = new Set<string>();
+  /** The object our own last write returned, fresher than the cache right after it. */
+  private readonly lastWritten = new Map<string, Account>();
+
+  constructor(options: LedgerOptions) {
+    this.opts = options;
+  }
+
+  run(account: string, op: LedgerOp): Promise<LedgerResult> {
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(account) ?? [];
+      this.queues.set(account, queue);
+      queue.push({ op, resolve, reject });
+      if (!this.busy.has(account)) void this.drain(account);
+    });
+  }
+
+  private async drain(account: string): Promise<void> {
+    this.busy.add(account);
+    try {
+      for (;;) {
+        const batch = this.queues.get(account)?.splice(0) ?? [];
+        if (batch.length === 0) break;
+        try {
+          const results = await this.commit(
+            account,
+            batch.map((p) => p.op),
+          );
+          batch.forEach((p, i) => p.resolve(results[i]!));
+        } catch (err) {
+          for (const p of batch) p.reject(err);
+        }
+      }
+    } finally {
+      this.busy.delete(account);
+      this.queues.delete(account);
+    }
+  }
+
+  private async commit(name: string, ops: LedgerOp[]): Promise<LedgerResult[]> {
+    this.opts.onBatch?.(ops.length);
+    let current = this.freshest(name);
+    const retries = this.opts.maxConflictRetries ?? 20;
+    for (let attempt = 0; ; attempt++) {
+      if (!current) current = await this.opts.accounts.get(name);
+      if (!current) throw new AppError('UNAUTHORIZED_ACCESS', `account ${name} does not exist`);
+      const status = normalized(current);
+      const now = this.opts.now?.() ?? new Date();
+      const results = ops.map((op) => apply(status, op, now));
+      if (sameLedger(current.status, status)) return results;
+      try {
+        const written = await this.opts.accounts.updateStatus({ ...current, status });
+        this.lastWritten.set(name, written);
+        return results;
+      } catch (err) {
+        if (!isConflict(err) || attempt >= retries) throw err;
+        this.lastWritten.delete(name);
+        current = undefined;
+      }
+    }
+  }
+
+  private freshest(name: string): Account | undefined {
+    const cached = this.opts.cached?.(name);
+    const mine = this.lastWritten.get(name);
+    if (!mine) return cached;
+    if (!cached) return mine;
+    // resourceVersions are documented as opaque; etcd's are increasing integers, so the
+    // larger one is the later state. Were that ever wrong, a stale pick costs one conflict.
+    const rv = (a: Account) => Number(a.metadata.resourceVersion ?? 0);
+    return rv(mine) >= rv(cached) ? mine : cached;
+  }
+}

@@ -1,0 +1,94 @@
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+
+/** Which addresses a webhook may be delivered to besides public unicast ones. */
+export interface TargetPolicy {
+  /** Any private, loopback, link-local, CGNAT or unique-local address (tests, private deployments). */
+  allowPrivateTargets?: boolean | undefined;
+  /** CIDR ranges allowed although not public, e.g. {@link LOOPBACK_RANGES} in dev mode. */
+  allowedRanges?: readonly string[] | undefined;
+}
+
+/** The loopback ranges, which dev mode allows. */
+export const LOOPBACK_RANGES: readonly string[] = ['127.0.0.0/8', '::1/128'];
+
+/** Resolves a host name to all its addresses. */
+export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>;
+
+/** The system resolver (getaddrinfo), as Node's own connections use it. */
+export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+// Never a webhook target, whatever the policy: no receiver lives there, and the cloud
+// metadata services hand out credentials.
+const ALWAYS_REFUSED = new Set(['unspecified', 'broadcast', 'multicast']);
+const METADATA = ['169.254.169.254/32', 'fd00:ec2::254/128', '100.100.100.200/32'].map((c) =>
+  ipaddr.parseCIDR(c),
+);
+// ipaddr.js calls these 'unicast', yet they reach IPv4 space or nothing public.
+const NOT_PUBLIC = ['::/96', '64:ff9b:1::/48'].map((c) => ipaddr.parseCIDR(c));
+
+/** Why `address` may not be connected to under `policy`, or undefined when it may. */
+export function refusalReason(address: string, policy: TargetPolicy = {}): string | undefined {
+  if (!ipaddr.isValid(address)) return `not an IP address: ${address}`;
+  // Unwraps IPv4-mapped IPv6 (::ffff:127.0.0.1), which connects to the IPv4 address.
+  const ip = ipaddr.process(address);
+  const named = ip.range();
+  const range = named === 'unicast' && NOT_PUBLIC.some((cidr) => inRange(ip, cidr)) ? 'reserved' : named;
+  if (range === 'unicast') return undefined;
+  if (ALWAYS_REFUSED.has(range) || METADATA.some((cidr) => inRange(ip, cidr)))
+    return `${range} address ${ip} is never allowed`;
+  if (
+    policy.allowPrivateTargets ||
+    policy.allowedRanges?.some((cidr) => inRange(ip, ipaddr.parseCIDR(cidr)))
+  ) {
+    return undefined;
+  }
+  return `${range} address ${ip} is not public`;
+}
+
+/** The error a refused target fails a connection with. */
+export class TargetRefusedError extends Error {
+  readonly code = 'ERR_WEBHOOK_TARGET_REFUSED';
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for node:net that resolves with `resolve` and refuses the connection unless
+ * every address is allowed. It runs at connect time, so the address checked is the address
+ * connected to: a name that resolves to a public address when the URL is checked and to
+ * loopback a moment later (DNS rebinding) is caught here.
+ */
+export function guardedLookup(
+  policy: TargetPolicy,
+  resolve: Resolver = systemResolver,
+): (hostname: string, options: LookupOptions, callback: LookupCallback) => void {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (all) => {
+        const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+        const addresses = all.filter((a) => !family || a.family === family);
+        const refused = addresses.map((a) => refusalReason(a.address, policy)).find((r) => r !== undefined);
+        const first = addresses[0];
+        if (refused) callback(new TargetRefusedError(`${hostname}: ${refused}`), '');
+        else if (!first)
+          callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+        else if (options.all) callback(null, addresses);
+        else callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, ''),
+    );
+  };
+}
+
+function inRange(
+  ip: ipaddr.IPv4 | ipaddr.IPv6,
+  [network, bits]: [ipaddr.IPv4 | ipaddr.IPv6, number],
+): boolean {
+  return ip.kind() === network.kind() && ip.match(network, bits);
+}

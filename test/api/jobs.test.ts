@@ -1,0 +1,211 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imbalance } from '../../src/ledger/ops.ts';
+import { startTestApi, type TestService } from '../support/service.ts';
+
+let svc: TestService;
+let key: string;
+let other: string;
+
+beforeAll(async () => {
+  svc = await startTestApi('jobs-api');
+  key = await svc.account({ name: 'acme' });
+  other = await svc.account({ name: 'globex' });
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const IMAGE = 'genjobs/reference-image/text-to-image';
+const VIDEO = 'genjobs/reference-video/text-to-video';
+
+describe('job API', () => {
+  it('submits a job and answers the 2.1 shape, then GET shows it pending', async () => {
+    const res = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: IMAGE, input: { prompt: 'a red fox' } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    const body = await res.json();
+    expect(Object.keys(body).sort()).toEqual([
+      'costMicroCents',
+      'estimatedCompletionTime',
+      'jobId',
+      'requestId',
+      'status',
+    ]);
+    expect(body).toMatchObject({
+      status: 'pending',
+      costMicroCents: 134_000,
+      requestId: res.headers.get('x-request-id'),
+    });
+    expect(Date.parse(body.estimatedCompletionTime)).toBeGreaterThan(Date.now());
+
+    const get = await svc.call(`/v1/jobs/${body.jobId}`, { key });
+    expect(get.status).toBe(200);
+    const job = await get.json();
+    expect(job).toMatchObject({
+      jobId: body.jobId,
+      status: 'pending',
+      progress: 0,
+      output: null,
+      outputs: null,
+      error: null,
+      completedAt: null,
+    });
+    expect(Date.parse(job.createdAt)).not.toBeNaN();
+  });
+
+  it.each([
+    [IMAGE, { prompt: 'x' }, 134_000],
+    [IMAGE, { prompt: 'x', resolution: '4k' }, 241_200],
+    [VIDEO, { prompt: 'x', duration: 8, resolution: '720p', has_sound: true }, 2_400_000],
+    [VIDEO, { prompt: 'x' }, 2_400_000],
+    [VIDEO, { prompt: 'x', duration: '4', has_sound: 'false' }, 800_000],
+  ])('prices %s %j at %d through estimate and submit', async (model, input, cost) => {
+    const est = await (
+      await svc.call('/v1/jobs/estimate', { method: 'POST', key, json: { model, input } })
+    ).json();
+    expect(est.estimatedCostMicroCents).toBe(cost);
+    expect(est.baseCostMicroCents).toBe(cost);
+    expect(est.hasDiscount).toBe(false);
+    expect(est.breakdown.reduce((a: number, b: { costMicroCents: number }) => a + b.costMicroCents, 0)).toBe(
+      cost,
+    );
+    const sub = await (
+      await svc.call('/v1/jobs/submit', { method: 'POST', key, json: { model, input } })
+    ).json();
+    expect(sub.costMicroCents).toBe(cost);
+  });
+
+  it('cancels a pending job with a full refund, once; a second cancel is a 409', async () => {
+    const before = (await svc.r.accounts.get('acme'))!.status!.balanceMicroCents!;
+    const { jobId } = await (
+      await svc.call('/v1/jobs/submit', {
+        method: 'POST',
+        key,
+        json: { model: IMAGE, input: { prompt: 'c' } },
+      })
+    ).json();
+    const res = await svc.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ jobId, status: 'cancelled', refundedMicroCents: 134_000 });
+    const again = await svc.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key });
+    expect(again.status).toBe(409);
+    expect((await again.json()).code).toBe('JOB_CANNOT_BE_CANCELLED');
+    const account = (await svc.r.accounts.get('acme'))!;
+    expect(account.status!.balanceMicroCents).toBe(before);
+    expect(imbalance(account.status)).toBe(0);
+    const job = await (await svc.call(`/v1/jobs/${jobId}`, { key })).json();
+    expect(job.status).toBe('cancelled');
+    expect(job.completedAt).not.toBeNull();
+  });
+
+  it('keeps accounts apart: another account gets 403 UNAUTHORIZED_ACCESS, unknown ids 404', async () => {
+    const { jobId } = await (
+      await svc.call('/v1/jobs/submit', {
+        method: 'POST',
+        key,
+        json: { model: IMAGE, input: { prompt: 'mine' } },
+      })
+    ).json();
+    for (const [path, method] of [
+      [`/v1/jobs/${jobId}`, 'GET'],
+      [`/v1/jobs/${jobId}/cancel`, 'POST'],
+    ] as const) {
+      const res = await svc.call(path, { method, key: other });
+      expect(res.status).toBe(403);
+      expect((await res.json()).code).toBe('UNAUTHORIZED_ACCESS');
+    }
+    const missing = await svc.call('/v1/jobs/00000000-0000-0000-0000-000000000000', { key });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ code: 'JOB_NOT_FOUND', status: 404, retryable: false });
+  });
+
+  it.each([
+    [
+      'unknown model',
+      { model: 'genjobs/nope/text-to-image', input: { prompt: 'x' } },
+      404,
+      'MODEL_NOT_FOUND',
+    ],
+    ['missing prompt', { model: IMAGE, input: {} }, 422, 'INVALID_INPUT'],
+    ['bad resolution', { model: IMAGE, input: { prompt: 'x', resolution: '8k' } }, 422, 'INVALID_INPUT'],
+    [
+      'http webhook',
+      { model: IMAGE, input: { prompt: 'x' }, webhookUrl: 'http://example.com/hook' },
+      422,
+      'INVALID_INPUT',
+    ],
+    [
+      'unknown top-level field',
+      { model: IMAGE, input: { prompt: 'x' }, priority: 'high' },
+      400,
+      'VALIDATION_ERROR',
+    ],
+    ['unknown version', { model: IMAGE, version: 'v9.9', input: { prompt: 'x' } }, 404, 'VERSION_NOT_FOUND'],
+  ])('refuses %s', async (_name, json, status, code) => {
+    const res = await svc.call('/v1/jobs/submit', { method: 'POST', key, json });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    const body = await res.json();
+    expect(body.code).toBe(code);
+    expect(body.requestId).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('lists every failing input field as a JSON pointer', async () => {
+    const res = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: IMAGE, input: { resolution: '8k', extra: 1 } },
+    });
+    const body = await res.json();
+    const pointers = body.errors.map((e: { pointer: string }) => e.pointer).sort();
+    expect(pointers).toEqual(['/input/extra', '/input/prompt', '/input/resolution']);
+  });
+
+  it('answers malformed JSON, a wrong content type and an oversized body with 400, 415 and 413', async () => {
+    const bad = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":',
+    });
+    expect([bad.status, (await bad.json()).code]).toEqual([400, 'MALFORMED_REQUEST']);
+    const text = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      headers: { 'content-type': 'text/plain' },
+      body: 'hi',
+    });
+    expect([text.status, (await text.json()).code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    const big = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: IMAGE, input: { prompt: 'x'.repeat(300_000) } },
+    });
+    expect([big.status, (await big.json()).code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+  });
+
+  it('requires credentials and scopes', async () => {
+    const none = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      json: { model: IMAGE, input: { prompt: 'x' } },
+    });
+    expect([none.status, (await none.json()).code]).toEqual([401, 'UNAUTHENTICATED']);
+    const wrong = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key: `gjk_${'A'.repeat(40)}`,
+      json: { model: IMAGE, input: { prompt: 'x' } },
+    });
+    expect([wrong.status, (await wrong.json()).code]).toEqual([401, 'INVALID_API_KEY']);
+    const readOnly = await svc.account({ name: 'reader' }, ['check_status']);
+    const scoped = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key: readOnly,
+      json: { model: IMAGE, input: { prompt: 'x' } },
+    });
+    expect([scoped.status, (await scoped.json()).code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+  });
+});
