@@ -60,7 +60,7 @@ export class Ledger {
             account,
             batch.map((p) => p.op),
           );
-          batch.forEach((p, i) => p.resolve(results[i]!));
+          for (const [i, p] of batch.entries()) p.resolve(results[i]!);
         } catch (err) {
           for (const p of batch) p.reject(err);
         }

@@ -8,7 +8,6 @@ import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
-import type { Logger } from '../../log.ts';
 import type { Principal } from '../request.ts';
 
 export interface JobServiceOptions {
@@ -279,7 +278,7 @@ function checkWebhookUrl(url: string): void {
   try {
     parsed = new URL(url);
   } catch {}
-  if (!parsed || parsed.protocol !== 'https:' || !parsed.hostname) {
+  if (parsed?.protocol !== 'https:' || !parsed.hostname) {
     throw new AppError('INVALID_INPUT', 'webhookUrl must be an absolute https:// URL', {
       errors: [{ pointer: '/webhookUrl', message: 'must be an https:// URL' }],
     });
