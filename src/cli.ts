@@ -28,6 +28,14 @@ program
     await devMain();
   });
 
+program
+  .command('worker')
+  .description('run one job inside a worker Pod and exit (the controller starts it)')
+  .action(async () => {
+    const { workerEntrypoint } = await import('./worker/entrypoint.ts');
+    process.exitCode = await workerEntrypoint(process.env);
+  });
+
 registerAdminCommands(program);
 
 export type GlobalOptions = { kubeconfig?: string; namespace?: string };

@@ -17,7 +17,8 @@ import { createApp } from './app.ts';
 import { Authenticator } from './auth.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
-import { JobService, labelValue } from './jobs/service.ts';
+import { labelValue } from '../jobs/labels.ts';
+import { JobService } from './jobs/service.ts';
 import { listen, type RunningServer } from './server.ts';
 
 export interface ApiDependencies {

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { type Catalog, prepareInput, price, resolveForSubmit, resolveVersion } from '../../catalog/index.ts';
 import { AppError } from '../../errors.ts';
 import { DurationEstimator } from '../../jobs/eta.ts';
+import { labelValue } from '../../jobs/labels.ts';
 import { jobRecord, phaseOf } from '../../jobs/record.ts';
 import { isAlreadyExists, isConflict } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
@@ -289,8 +290,3 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const uuidFrom = (hex: string) =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 const validName = (s: string) => /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(s);
-
-/** A slug as a label value: slashes are not allowed there. */
-export function labelValue(slug: string): string {
-  return slug.replaceAll('/', '.').slice(0, 63);
-}

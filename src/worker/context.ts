@@ -1,0 +1,23 @@
+import type { OutputSink } from './sink.ts';
+
+/** What every runtime gets to run one job. Clients and the clock come in here, never from globals. */
+export interface RunContext {
+  /** The job's input, as the api validated it against the model's schema. */
+  input: Record<string, unknown>;
+  /** The job's seed, when it has one besides `input.seed`. */
+  seed?: number;
+  /** A private directory for intermediate files; the caller removes it. */
+  scratchDir: string;
+  sink: OutputSink;
+  fetch: typeof fetch;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+  /** Resolves after `ms`, or rejects when `signal` aborts. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Aborts at the job's deadline; runtimes pass it to everything that waits. */
+  signal: AbortSignal;
+  /** The job's deadline in milliseconds since the epoch (Infinity when it has none), for loops that poll. */
+  deadline: number;
+  /** The ffmpeg executable. */
+  ffmpeg: string;
+}

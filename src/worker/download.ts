@@ -1,0 +1,94 @@
+import { createWriteStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream } from 'node:stream/web';
+import { describeError } from './errors.ts';
+
+/** Why a download failed, in words fit for a job's error message; `status` when the server answered. */
+export class DownloadError extends Error {
+  readonly status: number | undefined;
+
+  constructor(message: string, status?: number, options: { cause?: unknown } = {}) {
+    super(message, options);
+    this.name = 'DownloadError';
+    this.status = status;
+  }
+}
+
+export interface DownloadOptions {
+  fetch: typeof fetch;
+  /** The job's signal: its abort is passed through untouched, so the caller reports a timeout. */
+  signal: AbortSignal;
+  /** Time allowed for this one download. */
+  timeoutMs: number;
+  maxBytes: number;
+  headers?: Record<string, string>;
+}
+
+export interface Downloaded {
+  /** The media type without parameters, lower case; '' when the server sent none. */
+  contentType: string;
+  bytes: number;
+}
+
+const SCHEMES = new Set(['http:', 'https:', 'data:']);
+
+/**
+ * Streams `url` (http, https or a data: URI) into `file`, never holding more than a chunk
+ * in memory and stopping as soon as it exceeds `maxBytes`.
+ */
+export async function downloadToFile(
+  url: string,
+  file: string,
+  options: DownloadOptions,
+): Promise<Downloaded> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new DownloadError('is not a valid URL');
+  }
+  if (!SCHEMES.has(parsed.protocol)) throw new DownloadError(`has unsupported scheme ${parsed.protocol}`);
+  const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
+  try {
+    const response = await options.fetch(parsed, { signal, headers: options.headers, redirect: 'follow' });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new DownloadError(`answered HTTP ${response.status}`, response.status);
+    }
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (declared > options.maxBytes) {
+      await response.body?.cancel();
+      throw new DownloadError(`is larger than ${options.maxBytes} bytes (${declared})`);
+    }
+    let bytes = 0;
+    const limit = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        done(
+          bytes > options.maxBytes ? new DownloadError(`is larger than ${options.maxBytes} bytes`) : null,
+          chunk,
+        );
+      },
+    });
+    const body = response.body ? Readable.fromWeb(response.body as ReadableStream) : Readable.from([]);
+    await pipeline(body, limit, createWriteStream(file), { signal });
+    const contentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    return { contentType, bytes };
+  } catch (error) {
+    if (error instanceof DownloadError || options.signal.aborted) throw error;
+    if (signal.aborted) throw new DownloadError(`did not answer within ${options.timeoutMs / 1000} s`);
+    throw new DownloadError(`could not be fetched (${describeError(error)})`, undefined, { cause: error });
+  }
+}
+
+/** A URL fit for a message: data: URIs shortened, query strings (often signatures) dropped. */
+export function displayUrl(url: string): string {
+  if (url.startsWith('data:')) return `${url.slice(0, Math.max(5, url.indexOf(',')))},…`;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+  } catch {
+    return url.length > 100 ? `${url.slice(0, 100)}…` : url;
+  }
+}

@@ -1,0 +1,22 @@
+import type { WorkerErrorCode } from './result.ts';
+
+/**
+ * A failure a runtime reports on purpose, with the code and the message the job's owner
+ * will read. Anything else thrown inside a runtime is reported as `INTERNAL`.
+ */
+export class WorkerError extends Error {
+  readonly code: WorkerErrorCode;
+
+  constructor(code: WorkerErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'WorkerError';
+    this.code = code;
+  }
+}
+
+/** The message of anything thrown, including the cause a fetch failure hides behind "fetch failed". */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}

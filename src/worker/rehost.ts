@@ -1,0 +1,117 @@
+import { writeFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { OutputItem, OutputType } from '../k8s/types.ts';
+import type { RunContext } from './context.ts';
+import { DownloadError, displayUrl, downloadToFile } from './download.ts';
+import { WorkerError } from './errors.ts';
+import { FfmpegError } from './ffmpeg.ts';
+import { storeVideoStills } from './poster.ts';
+import { storeFile } from './store.ts';
+
+/** Who produced the outputs: its origin gets the token when we fetch them. */
+export interface OutputOrigin {
+  origin: string;
+  token?: string;
+}
+
+export const REHOST_MAX_BYTES = 1024 * 1024 * 1024;
+const REHOST_TIMEOUT_MS = 5 * 60_000;
+
+/** Media types we re-host, with the type of output item and file extension each makes. */
+const MEDIA: Record<string, { type: OutputType; ext: string }> = {
+  'image/png': { type: 'image', ext: 'png' },
+  'image/jpeg': { type: 'image', ext: 'jpg' },
+  'image/webp': { type: 'image', ext: 'webp' },
+  'image/gif': { type: 'image', ext: 'gif' },
+  'video/mp4': { type: 'video', ext: 'mp4' },
+  'video/webm': { type: 'video', ext: 'webm' },
+  'video/quicktime': { type: 'video', ext: 'mov' },
+  'audio/mpeg': { type: 'audio', ext: 'mp3' },
+  'audio/wav': { type: 'audio', ext: 'wav' },
+  'audio/ogg': { type: 'audio', ext: 'ogg' },
+  'audio/flac': { type: 'audio', ext: 'flac' },
+  'text/plain': { type: 'text', ext: 'txt' },
+  'application/json': { type: 'text', ext: 'json' },
+};
+const BY_EXTENSION = new Map(Object.entries(MEDIA).map(([contentType, { ext }]) => [ext, contentType]));
+BY_EXTENSION.set('jpeg', 'image/jpeg');
+
+/**
+ * Copies a model's output into our blob store: each URL (http(s) or data:) is fetched and
+ * stored, any other string is stored as text. Arrays and objects (Cog models may return
+ * either) are read in order. Videos also get a poster image and a thumbnail.
+ */
+export async function rehostOutputs(
+  ctx: RunContext,
+  output: unknown,
+  from: OutputOrigin,
+): Promise<OutputItem[]> {
+  const values = flatten(output);
+  if (values.length === 0) throw new WorkerError('GENERATION_FAILED', 'the model returned no output');
+  const items: OutputItem[] = [];
+  for (const [i, value] of values.entries()) items.push(await rehostOne(ctx, value, `output-${i}`, from));
+  return items;
+}
+
+async function rehostOne(
+  ctx: RunContext,
+  value: string,
+  stem: string,
+  from: OutputOrigin,
+): Promise<OutputItem> {
+  if (!/^(https?|data):/i.test(value)) {
+    const file = join(ctx.scratchDir, `${stem}.txt`);
+    await writeFile(file, value);
+    return { type: 'text', url: await storeFile(ctx, `${stem}.txt`, file, 'text/plain; charset=utf-8') };
+  }
+  const file = join(ctx.scratchDir, `${stem}.download`);
+  const where = `output ${displayUrl(value)}`;
+  let declared: string;
+  try {
+    const sameOrigin = !value.startsWith('data:') && new URL(value).origin === from.origin;
+    const headers = from.token && sameOrigin ? { authorization: `Bearer ${from.token}` } : undefined;
+    const downloaded = await downloadToFile(value, file, {
+      fetch: ctx.fetch,
+      signal: ctx.signal,
+      timeoutMs: REHOST_TIMEOUT_MS,
+      maxBytes: REHOST_MAX_BYTES,
+      headers,
+    });
+    declared = downloaded.contentType;
+  } catch (error) {
+    if (error instanceof DownloadError) throw new WorkerError('UPSTREAM_ERROR', `${where} ${error.message}`);
+    throw error;
+  }
+  const contentType = MEDIA[declared] ? declared : BY_EXTENSION.get(extensionOf(value));
+  const media = contentType === undefined ? undefined : MEDIA[contentType];
+  if (contentType === undefined || media === undefined) {
+    throw new WorkerError('INVALID_OUTPUT', `${where} has unsupported media type ${declared || '(none)'}`);
+  }
+  const url = await storeFile(ctx, `${stem}.${media.ext}`, file, contentType);
+  if (media.type !== 'video') return { type: media.type, url };
+  try {
+    return { type: 'video', url, ...(await storeVideoStills(ctx, file, stem, 0.5)) };
+  } catch (error) {
+    if (error instanceof FfmpegError)
+      throw new WorkerError('INVALID_OUTPUT', `${where} is not a playable video`);
+    throw error;
+  }
+}
+
+function flatten(output: unknown): string[] {
+  if (output === undefined || output === null) return [];
+  if (typeof output === 'string') return output === '' ? [] : [output];
+  if (typeof output === 'number' || typeof output === 'boolean') return [String(output)];
+  if (Array.isArray(output)) return output.flatMap(flatten);
+  if (typeof output === 'object') return Object.values(output).flatMap(flatten);
+  return [];
+}
+
+function extensionOf(url: string): string {
+  if (url.startsWith('data:')) return '';
+  try {
+    return extname(new URL(url).pathname).slice(1).toLowerCase();
+  } catch {
+    return '';
+  }
+}
