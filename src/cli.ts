@@ -1,7 +1,10 @@
 import { Command, Option } from 'commander';
 import { registerAdminCommands } from './admin/cli.ts';
-import { ConfigError } from './config.ts';
+import type { Config } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
 import { AppError } from './errors.ts';
+import type { Kube } from './k8s/client.ts';
+import { createLogger, type Logger } from './log.ts';
 
 /**
  * The `genjobs` command: one binary, one subcommand per entrypoint (api, controller,
@@ -19,6 +22,43 @@ const program = new Command('genjobs')
       'GENJOBS_NAMESPACE',
     ),
   );
+
+/** Runs a long-lived part until SIGTERM or SIGINT, then stops it gracefully. */
+async function serve(
+  name: string,
+  cmd: Command,
+  start: (deps: { config: Config; kube: Kube; log: Logger }) => Promise<{ stop(): Promise<void> }>,
+) {
+  const config = loadConfig();
+  const log = createLogger(name, config.LOG_LEVEL);
+  const g = cmd.optsWithGlobals() as GlobalOptions;
+  const { connect } = await import('./k8s/client.ts');
+  const kube = connect({ kubeconfig: g.kubeconfig, namespace: g.namespace ?? config.GENJOBS_NAMESPACE });
+  log.info({ namespace: kube.namespace }, `starting ${name}`);
+  const running = await start({ config, kube, log });
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  log.info(`stopping ${name}`);
+  await running.stop();
+}
+
+program
+  .command('api')
+  .description('serve the HTTP API (Express) from informer caches')
+  .action(async (_o, cmd: Command) => {
+    const { startApi } = await import('./api/main.ts');
+    await serve('api', cmd, startApi);
+  });
+
+program
+  .command('controller')
+  .description('run the reconcilers: jobs, Pods, accounts, uploads, webhooks (leader-elected)')
+  .action(async (_o, cmd: Command) => {
+    const { startController } = await import('./controller/main.ts');
+    await serve('controller', cmd, startController);
+  });
 
 program
   .command('dev')

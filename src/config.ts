@@ -58,11 +58,17 @@ export const configSchema = z.object({
   GENJOBS_JOB_TTL: duration.prefault('7d'),
   /** A job whose Pod cannot start within this long fails (unschedulable, image pull...). */
   GENJOBS_POD_START_TIMEOUT: duration.prefault('30m'),
+  /** A job that finds no free slot of its model within this long fails. */
+  GENJOBS_QUEUE_TIMEOUT: duration.prefault('24h'),
+  /** First pause before retrying a job whose Pod was lost; doubles per attempt. */
+  GENJOBS_RETRY_BASE: duration.prefault('5s'),
   /** Attempts of a job whose Pod was lost to the infrastructure (eviction, node loss). */
   GENJOBS_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   /** Image and command of worker Pods. */
   GENJOBS_WORKER_IMAGE: z.string().default('ghcr.io/genjobs/genjobs:latest'),
   GENJOBS_WORKER_COMMAND: jsonStringArray.prefault('["genjobs","worker"]'),
+  /** PriorityClass of worker Pods (optional). */
+  GENJOBS_WORKER_PRIORITY_CLASS: z.string().optional(),
   /** Controller reconcile workers. */
   GENJOBS_CONTROLLER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Leader election: off only for a single controller replica in dev and tests. */

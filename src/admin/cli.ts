@@ -1,14 +1,18 @@
 import type { Command } from 'commander';
-import { AccountAdmin } from '../accounts/admin.ts';
-import { connect } from '../k8s/client.ts';
-import { resources } from '../k8s/resources.ts';
+import type { AccountAdmin } from '../accounts/admin.ts';
 import type { Account, ApiKey } from '../k8s/types.ts';
 import { parseDuration } from './duration.ts';
 
 type Output = { output?: string };
 
-function admin(cmd: Command): AccountAdmin {
+/** The Kubernetes client is loaded only when an admin command runs, not for every `genjobs`. */
+async function admin(cmd: Command): Promise<AccountAdmin> {
   const g = cmd.optsWithGlobals() as { kubeconfig?: string; namespace?: string };
+  const [{ AccountAdmin }, { connect }, { resources }] = await Promise.all([
+    import('../accounts/admin.ts'),
+    import('../k8s/client.ts'),
+    import('../k8s/resources.ts'),
+  ]);
   return new AccountAdmin(resources(connect({ kubeconfig: g.kubeconfig, namespace: g.namespace })));
 }
 
@@ -62,7 +66,7 @@ export function registerAdminCommands(program: Command): void {
     .option('--discount-percent <n>', 'discount on every job, 0-100', int)
     .option('-o, --output <format>', 'json for scripts')
     .action(async (name: string, o, cmd: Command) => {
-      const a = await admin(cmd).createAccount({
+      const a = await (await admin(cmd)).createAccount({
         name,
         plan: o.plan,
         grantMicroCents: o.grant,
@@ -82,21 +86,21 @@ export function registerAdminCommands(program: Command): void {
     .description('add credit (raises the total grant)')
     .option('-o, --output <format>', 'json for scripts')
     .action(async (name: string, amount: string, o, cmd: Command) => {
-      const a = await admin(cmd).grant(name, int(amount));
+      const a = await (await admin(cmd)).grant(name, int(amount));
       print(o, a, () => `account ${name}: total granted now ${a.spec.grantedMicroCents} micro-cents`);
     });
   accounts
     .command('get <name>')
     .option('-o, --output <format>', 'json for scripts')
     .action(async (name: string, o, cmd: Command) => {
-      const a = await admin(cmd).getAccount(name);
+      const a = await (await admin(cmd)).getAccount(name);
       print(o, a, () => `${ACCOUNT_HEADER}\n${accountRow(a)}`);
     });
   accounts
     .command('list')
     .option('-o, --output <format>', 'json for scripts')
     .action(async (o, cmd: Command) => {
-      const all = await admin(cmd).listAccounts();
+      const all = await (await admin(cmd)).listAccounts();
       print(o, all, () => [ACCOUNT_HEADER, ...all.map(accountRow)].join('\n'));
     });
 
@@ -108,7 +112,7 @@ export function registerAdminCommands(program: Command): void {
     .option('--expires-in <duration>', 'lifetime, e.g. 30d or 12h')
     .option('-o, --output <format>', 'json for scripts')
     .action(async (o, cmd: Command) => {
-      const { key, apiKey } = await admin(cmd).createKey(
+      const { key, apiKey } = await (await admin(cmd)).createKey(
         o.account,
         o.scopes,
         o.expiresIn ? parseDuration(o.expiresIn) : undefined,
@@ -131,14 +135,14 @@ export function registerAdminCommands(program: Command): void {
     .option('--account <name>', "only this account's keys")
     .option('-o, --output <format>', 'json for scripts')
     .action(async (o, cmd: Command) => {
-      const all = await admin(cmd).listKeys(o.account);
+      const all = await (await admin(cmd)).listKeys(o.account);
       print(o, all, () => [KEY_HEADER, ...all.map(keyRow)].join('\n'));
     });
   keys
     .command('revoke <name>')
     .option('-o, --output <format>', 'json for scripts')
     .action(async (name: string, o, cmd: Command) => {
-      await admin(cmd).revokeKey(name);
+      await (await admin(cmd)).revokeKey(name);
       print(o, { revoked: name }, () => `API key ${name} revoked`);
     });
 }

@@ -12,7 +12,9 @@ export type LedgerOp =
   /** Job failed, was cancelled, or never got created: give the reservation back. */
   | { kind: 'refund'; jobId: string }
   /** Job completed: the reservation becomes spent. */
-  | { kind: 'charge'; jobId: string };
+  | { kind: 'charge'; jobId: string }
+  /** Nothing but bringing the status up to date (a raised grant). */
+  | { kind: 'sync' };
 
 export type LedgerResult =
   | { ok: true; amount: number; duplicate?: boolean }
@@ -61,6 +63,7 @@ export function normalized(
 
 /** Applies one operation to a normalized status in place and says what happened. */
 export function apply(status: ReturnType<typeof normalized>, op: LedgerOp, now: Date): LedgerResult {
+  if (op.kind === 'sync') return { ok: true, amount: 0 };
   const held = status.reservations[op.jobId];
   switch (op.kind) {
     case 'reserve': {

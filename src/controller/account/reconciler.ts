@@ -1,0 +1,109 @@
+import type { EventRecorder } from '../../k8s/events.ts';
+import type { Informer } from '../../k8s/informer.ts';
+import type { CustomResources } from '../../k8s/resources.ts';
+import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
+import type { HandlerResult } from '../../k8s/workqueue.ts';
+import type { Ledger } from '../../ledger/ledger.ts';
+import type { Logger } from '../../log.ts';
+import { sameJson, setCondition } from '../conditions.ts';
+
+export interface AccountReconcilerDeps {
+  accounts: CustomResources<Account>;
+  accountCache: Informer<Account>;
+  jobs: CustomResources<GenerationJob>;
+  jobCache: Informer<GenerationJob>;
+  ledger: Ledger;
+  events: EventRecorder;
+  log: Logger;
+  /** How long a reservation may wait for its job to appear. */
+  reservationGraceMs: number;
+  enqueueJob: (jobId: string) => void;
+  now?: () => number;
+}
+
+/**
+ * Keeps an Account's ledger whole: applies a raised grant (exactly once: the ledger
+ * records how much it has applied), refunds reservations whose job never appeared (the
+ * api died between reserving and creating the job) once a grace period has passed, hands
+ * reservations of finished jobs to the job reconciler to settle, and reports its state
+ * in the Ready condition.
+ */
+export class AccountReconciler {
+  private readonly d: AccountReconcilerDeps;
+
+  constructor(deps: AccountReconcilerDeps) {
+    this.d = deps;
+  }
+
+  async reconcile(name: string): Promise<HandlerResult | undefined> {
+    const d = this.d;
+    if (!d.accountCache.get(name)) return undefined;
+    await d.ledger.run(name, { kind: 'sync' });
+    const now = d.now?.() ?? Date.now();
+    let requeueAfterMs: number | undefined;
+    const account = d.accountCache.get(name)!;
+    for (const [jobId, reservedAt] of Object.entries(account.status?.reservedAt ?? {})) {
+      const job = d.jobCache.get(jobId);
+      if (job) {
+        if (isTerminal(job.status?.phase)) d.enqueueJob(jobId);
+        continue;
+      }
+      const age = now - (Date.parse(reservedAt) || now);
+      if (age < d.reservationGraceMs) {
+        requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, d.reservationGraceMs - age + 1);
+        continue;
+      }
+      // The cache says no job; ask the apiserver before giving money back.
+      if (await d.jobs.get(jobId)) continue;
+      const r = await d.ledger.run(name, { kind: 'refund', jobId });
+      if (r.ok && r.amount > 0) {
+        d.log.warn(
+          { account: name, jobId, amount: r.amount },
+          'refunded a reservation whose job never appeared',
+        );
+        void d.events.record(
+          { apiVersion: API_VERSION, kind: 'Account', name, uid: account.metadata.uid },
+          'Warning',
+          'ReservationRefunded',
+          `job ${jobId} was never created; ${r.amount} micro-cents returned`,
+        );
+      }
+    }
+    await this.updateReady(name, now);
+    return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
+  }
+
+  private async updateReady(name: string, now: number): Promise<void> {
+    const account = await this.d.accounts.get(name);
+    if (!account) return;
+    const applied = account.status?.appliedGrantMicroCents ?? 0;
+    const lowered = account.spec.grantedMicroCents < applied;
+    const conditions = setCondition(
+      account.status?.conditions,
+      lowered
+        ? {
+            type: 'Ready',
+            status: 'False',
+            reason: 'GrantLowered',
+            message: `grantedMicroCents is below the ${applied} already applied; grants can only be raised`,
+            observedGeneration: account.metadata.generation,
+          }
+        : {
+            type: 'Ready',
+            status: 'True',
+            reason: 'LedgerCurrent',
+            message: 'grants applied',
+            observedGeneration: account.metadata.generation,
+          },
+      new Date(now),
+    );
+    const status = { ...account.status, conditions, observedGeneration: account.metadata.generation };
+    if (sameJson(status, account.status ?? {})) return;
+    try {
+      await this.d.accounts.updateStatus({ ...account, status });
+    } catch (err) {
+      // A ledger write got in first; the next event on the account brings us back.
+      if (!(typeof err === 'object' && err && 'code' in err && err.code === 409)) throw err;
+    }
+  }
+}

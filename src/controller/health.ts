@@ -1,0 +1,37 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Metrics } from '../metrics.ts';
+
+/** /healthz, /readyz and /metrics of a process without an Express app (the controller). */
+export async function healthServer(o: {
+  host: string;
+  port: number;
+  metrics: Metrics;
+  ready: () => boolean;
+  beforeScrape?: () => void;
+}): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    } else if (path === '/readyz') {
+      const ready = o.ready();
+      res
+        .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: ready ? 'ready' : 'caches not synced' }));
+    } else if (path === '/metrics') {
+      o.beforeScrape?.();
+      const body = await o.metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(body);
+    } else {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"status":"not found"}');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(o.port, o.host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://${o.host}:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

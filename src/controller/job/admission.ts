@@ -1,0 +1,71 @@
+import { labelValue } from '../../jobs/labels.ts';
+import { phaseOf } from '../../jobs/record.ts';
+import type { Informer } from '../../k8s/informer.ts';
+import type { GenerationJob } from '../../k8s/types.ts';
+
+/**
+ * Decides which waiting jobs may start: per model variant, at most its runtime's
+ * `maxConcurrency` jobs hold a Pod, and waiting jobs start oldest first. The cache may
+ * lag behind the Pods this controller just created, so starts are also remembered here
+ * until the cache shows them; only the leader admits, so this memory is the only writer.
+ */
+export class Admission {
+  private readonly jobs: Informer<GenerationJob>;
+  /** Jobs started by this process, by model, until the cache shows them started or finished. */
+  private readonly started = new Map<string, Set<string>>();
+
+  constructor(jobs: Informer<GenerationJob>) {
+    this.jobs = jobs;
+  }
+
+  /** The jobs of a model, split into those holding a slot and those waiting, oldest first. */
+  private snapshot(model: string) {
+    const mine = this.started.get(model) ?? new Set<string>();
+    const active = new Set<string>();
+    const waiting: GenerationJob[] = [];
+    for (const j of this.jobs.byIndex('model', labelValue(model))) {
+      if (j.spec.model !== model) continue;
+      const name = j.metadata.name ?? '';
+      const phase = phaseOf(j);
+      const terminal = phase === 'completed' || phase === 'failed' || phase === 'cancelled';
+      const holdsSlot = !terminal && (j.status?.attempts ?? 0) > 0;
+      if (terminal || holdsSlot) mine.delete(name);
+      if (holdsSlot || mine.has(name)) active.add(name);
+      else if (!terminal) waiting.push(j);
+    }
+    waiting.sort(oldestFirst);
+    return { active, waiting };
+  }
+
+  /** Whether the job may start now. */
+  admits(job: GenerationJob, maxConcurrency: number): boolean {
+    const { active, waiting } = this.snapshot(job.spec.model);
+    const free = maxConcurrency - active.size;
+    const position = waiting.findIndex((w) => w.metadata.name === job.metadata.name);
+    return position >= 0 && position < free;
+  }
+
+  markStarted(job: GenerationJob): void {
+    const set = this.started.get(job.spec.model) ?? new Set<string>();
+    set.add(job.metadata.name ?? '');
+    this.started.set(job.spec.model, set);
+  }
+
+  /** Forgets a start that did not happen (Pod creation failed). */
+  unmark(job: GenerationJob): void {
+    this.started.get(job.spec.model)?.delete(job.metadata.name ?? '');
+  }
+
+  /** The waiting jobs that would get the free slots of a model: the ones worth reconciling. */
+  next(model: string, maxConcurrency: number): string[] {
+    const { active, waiting } = this.snapshot(model);
+    return waiting.slice(0, Math.max(0, maxConcurrency - active.size)).map((j) => j.metadata.name ?? '');
+  }
+}
+
+function oldestFirst(a: GenerationJob, b: GenerationJob): number {
+  const ta = a.metadata.creationTimestamp ?? '';
+  const tb = b.metadata.creationTimestamp ?? '';
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return (a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1;
+}

@@ -1,0 +1,224 @@
+import { describe, expect, it } from 'vitest';
+import type { GenerationJob, GenerationJobStatus } from '../../k8s/types.ts';
+import { type DecideInput, decide, type PodView, podName } from './decide.ts';
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const settings = {
+  podStartTimeoutMs: 60_000,
+  queueTimeoutMs: 3_600_000,
+  maxAttempts: 3,
+  ttlMs: 86_400_000,
+  retryBaseMs: 1_000,
+};
+
+/** A fluent job fixture: aJob().processing().build(). */
+function aJob() {
+  const job: GenerationJob = {
+    apiVersion: 'genjobs.io/v1alpha1',
+    kind: 'GenerationJob',
+    metadata: { name: 'j1', uid: 'u1', generation: 1, creationTimestamp: new Date(T0).toISOString() },
+    spec: {
+      account: 'acme',
+      model: 'genjobs/reference-image/text-to-image',
+      version: 'v1.0',
+      input: { prompt: 'x' },
+      costMicroCents: 134_000,
+    },
+  };
+  const b = {
+    status(s: GenerationJobStatus) {
+      job.status = { ...job.status, ...s };
+      return b;
+    },
+    started() {
+      return b.status({ attempts: 1, podName: podName('j1', 1) });
+    },
+    processing() {
+      return b
+        .started()
+        .status({ phase: 'processing', progress: 50, startedAt: new Date(T0 + 1_000).toISOString() });
+    },
+    build: () => job,
+  };
+  return b;
+}
+
+const pod = (p: Partial<PodView> = {}): PodView => ({
+  name: podName('j1', 1),
+  phase: 'Pending',
+  createdAt: T0,
+  ...p,
+});
+const ok = (outputs = [{ url: 'http://x/o.png', type: 'image' }]) => JSON.stringify({ ok: true, outputs });
+const fail = (code: string, message = 'boom') => JSON.stringify({ ok: false, error: { code, message } });
+
+function run(job: GenerationJob, extra: Partial<DecideInput> = {}) {
+  return decide({
+    job,
+    runtime: { timeoutSeconds: 600 },
+    admitted: true,
+    reserved: true,
+    now: T0 + 10_000,
+    settings,
+    ...extra,
+  });
+}
+const kinds = (d: ReturnType<typeof decide>) =>
+  d.actions.filter((a) => a.kind !== 'event').map((a) => (a.kind === 'settle' ? `settle:${a.op}` : a.kind));
+
+describe('decide', () => {
+  it('starts an admitted waiting job: attempt 1, Pod first', () => {
+    const d = run(aJob().build());
+    expect(kinds(d)).toEqual(['createPod']);
+    expect(d.status).toMatchObject({ attempts: 1, podName: 'gj-j1-1' });
+    expect(d.status?.phase).toBeUndefined();
+  });
+
+  it('keeps a job without capacity waiting, cancellable, with no Pod', () => {
+    const d = run(aJob().build(), { admitted: false });
+    expect(kinds(d)).toEqual([]);
+    expect(d.status?.conditions?.[0]).toMatchObject({
+      type: 'Admitted',
+      status: 'False',
+      reason: 'WaitingForCapacity',
+    });
+  });
+
+  it('fails a job that waited past the queue timeout, refunding it', () => {
+    const d = run(aJob().build(), { admitted: false, now: T0 + settings.queueTimeoutMs + 1 });
+    expect(d.status).toMatchObject({
+      phase: 'failed',
+      progress: 0,
+      error: { code: 'QUEUE_TIMEOUT' },
+      refundedMicroCents: 134_000,
+    });
+    expect(kinds(d)).toEqual(['settle:refund']);
+  });
+
+  it.each<[string, Partial<PodView>, Partial<GenerationJobStatus>, string[]]>([
+    [
+      'running Pod → processing',
+      { phase: 'Running', startedAt: T0 + 2_000 },
+      { phase: 'processing', progress: 50 },
+      [],
+    ],
+    [
+      'success → completed',
+      { phase: 'Succeeded', terminated: { exitCode: 0, message: ok() } },
+      { phase: 'completed', progress: 100 },
+      ['deletePod', 'settle:charge'],
+    ],
+    [
+      'model error → failed, no retry',
+      { phase: 'Failed', terminated: { exitCode: 1, message: fail('GENERATION_FAILED') } },
+      { phase: 'failed', error: { code: 'GENERATION_FAILED', message: 'boom' } },
+      ['deletePod', 'settle:refund'],
+    ],
+    [
+      'deadline → TIMEOUT',
+      { phase: 'Failed', reason: 'DeadlineExceeded' },
+      { phase: 'failed' },
+      ['deletePod', 'settle:refund'],
+    ],
+    [
+      'OOM → OUT_OF_MEMORY',
+      { phase: 'Failed', terminated: { exitCode: 137, reason: 'OOMKilled' } },
+      { phase: 'failed' },
+      ['deletePod', 'settle:refund'],
+    ],
+    [
+      'success without result → INVALID_OUTPUT',
+      { phase: 'Succeeded', terminated: { exitCode: 0, message: 'not json' } },
+      { phase: 'failed' },
+      ['deletePod', 'settle:refund'],
+    ],
+    [
+      'crash with logs → GENERATION_FAILED',
+      { phase: 'Failed', terminated: { exitCode: 2, message: 'Segmentation fault' } },
+      { phase: 'failed' },
+      ['deletePod', 'settle:refund'],
+    ],
+  ])('%s', (_name, p, expected, actions) => {
+    const d = run(aJob().processing().build(), { pod: pod(p) });
+    expect(d.status).toMatchObject(expected);
+    expect(kinds(d)).toEqual(actions);
+  });
+
+  it('goes straight from pending to completed when the Pod finished before it was seen running', () => {
+    const d = run(aJob().started().build(), {
+      pod: pod({ phase: 'Succeeded', startedAt: T0 + 500, terminated: { exitCode: 0, message: ok() } }),
+    });
+    expect(d.status).toMatchObject({
+      phase: 'completed',
+      progress: 100,
+      startedAt: new Date(T0 + 500).toISOString(),
+    });
+    expect(d.status?.outputs).toEqual([{ url: 'http://x/o.png', type: 'image' }]);
+  });
+
+  it('retries a lost Pod with backoff up to the limit, then fails with INFRASTRUCTURE_LOST', () => {
+    const evicted = pod({ phase: 'Failed', reason: 'Evicted', message: 'node pressure' });
+    const first = run(aJob().processing().build(), { pod: evicted });
+    expect(kinds(first)).toEqual(['deletePod']);
+    expect(first.status?.phase).toBe('processing');
+    expect(first.requeueAfterMs).toBe(1_000);
+    const waiting = { ...aJob().processing().build(), status: first.status };
+    expect(kinds(run(waiting, { now: T0 + 10_500 }))).toEqual([]);
+    const retry = run(waiting, { now: T0 + 11_001 });
+    expect(kinds(retry)).toEqual(['createPod']);
+    expect(retry.status).toMatchObject({ attempts: 2, podName: 'gj-j1-2' });
+    const last = run(
+      { ...waiting, status: { ...waiting.status, attempts: 3 } },
+      { pod: { ...evicted, name: 'gj-j1-3' } },
+    );
+    expect(last.status).toMatchObject({ phase: 'failed', error: { code: 'INFRASTRUCTURE_LOST' } });
+  });
+
+  it('treats a worker interrupted by SIGTERM like a lost Pod', () => {
+    const d = run(aJob().processing().build(), {
+      pod: pod({ phase: 'Failed', terminated: { exitCode: 1, message: fail('INTERRUPTED') } }),
+    });
+    expect(d.status?.phase).toBe('processing');
+    expect(d.status?.conditions?.find((c) => c.type === 'Retrying')?.status).toBe('True');
+  });
+
+  it('fails a Pod that cannot be scheduled within the start timeout', () => {
+    const d = run(aJob().started().build(), {
+      pod: pod({ unschedulable: true }),
+      now: T0 + settings.podStartTimeoutMs + 1,
+    });
+    expect(d.status).toMatchObject({ phase: 'failed', error: { code: 'UNSCHEDULABLE' } });
+  });
+
+  it('fails a job whose model left the catalog before it started', () => {
+    const d = run(aJob().build(), { runtime: undefined });
+    expect(d.status).toMatchObject({ phase: 'failed', error: { code: 'MODEL_UNAVAILABLE' } });
+  });
+
+  it('on a cancelled job deletes its Pod and settles a reservation still held; never changes the phase', () => {
+    const job = aJob()
+      .started()
+      .status({ phase: 'cancelled', completedAt: new Date(T0 + 5_000).toISOString() })
+      .build();
+    const d = run(job, { pod: pod({ phase: 'Running' }) });
+    expect(d.status).toBeUndefined();
+    expect(kinds(d)).toEqual(['deletePod', 'settle:refund']);
+    expect(kinds(run(job, { reserved: false }))).toEqual([]);
+  });
+
+  it('deletes finished jobs after the TTL and asks to come back until then', () => {
+    const job = aJob()
+      .processing()
+      .status({ phase: 'completed', completedAt: new Date(T0).toISOString() })
+      .build();
+    expect(run(job, { reserved: false }).requeueAfterMs).toBe(settings.ttlMs - 10_000);
+    expect(kinds(run(job, { reserved: false, now: T0 + settings.ttlMs }))).toEqual(['deleteJob']);
+  });
+
+  it('writes nothing when nothing changed', () => {
+    const first = run(aJob().processing().build(), { pod: pod({ phase: 'Running', startedAt: T0 + 1_000 }) });
+    const job = aJob().processing().build();
+    job.status = first.status ?? job.status;
+    expect(run(job, { pod: pod({ phase: 'Running', startedAt: T0 + 1_000 }) }).status).toBeUndefined();
+  });
+});

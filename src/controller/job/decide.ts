@@ -1,0 +1,267 @@
+import { phaseOf } from '../../jobs/record.ts';
+import type { GenerationJob, GenerationJobStatus, JobError, JobPhase } from '../../k8s/types.ts';
+import { parseWorkerResult } from '../../worker/result.ts';
+import { sameJson, setCondition } from '../conditions.ts';
+
+/** What the reconciler saw of the job's current Pod, reduced to what decisions need. */
+export interface PodView {
+  name: string;
+  phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+  createdAt: number;
+  startedAt?: number;
+  finishedAt?: number;
+  /** Pod-level reason: DeadlineExceeded, Evicted, NodeLost... */
+  reason?: string;
+  message?: string;
+  unschedulable?: boolean;
+  terminated?: { exitCode: number; reason?: string; message?: string };
+}
+
+export interface DecideSettings {
+  podStartTimeoutMs: number;
+  queueTimeoutMs: number;
+  maxAttempts: number;
+  ttlMs: number;
+  /** First retry delay after a lost Pod; doubles per attempt. */
+  retryBaseMs: number;
+}
+
+export interface DecideInput {
+  job: GenerationJob;
+  /** The Pod of the current attempt, if it exists. */
+  pod?: PodView;
+  /** The variant's runtime, or undefined when the model left the catalog. */
+  runtime?: { timeoutSeconds: number };
+  /** Whether capacity allows starting this job now (only asked for a waiting job). */
+  admitted: boolean;
+  /** Whether the account still holds a reservation for the job. */
+  reserved: boolean;
+  now: number;
+  settings: DecideSettings;
+}
+
+export type Action =
+  | { kind: 'createPod'; attempt: number }
+  | { kind: 'deletePod'; name: string }
+  | { kind: 'settle'; op: 'charge' | 'refund' }
+  | { kind: 'deleteJob' }
+  | { kind: 'event'; type: 'Normal' | 'Warning'; reason: string; message: string };
+
+export interface Decision {
+  /** The new status, when it differs from the current one. */
+  status?: GenerationJobStatus;
+  actions: Action[];
+  requeueAfterMs?: number;
+}
+
+/** Name of the Pod of one attempt: deterministic, so two controllers cannot start two. */
+export function podName(jobId: string, attempt: number): string {
+  return `gj-${jobId}-${attempt}`;
+}
+
+/** Grace past a runtime's timeout before the controller stops waiting for the Pod to say so. */
+const DEADLINE_GRACE_MS = 120_000;
+
+/**
+ * The GenerationJob state machine, as a pure function of what was observed. It returns
+ * the status to write (compare-and-swap by the caller) and the actions to take after the
+ * write succeeds. Terminal phases never change again; every waiting state has a deadline.
+ */
+export function decide(input: DecideInput): Decision {
+  const { job, pod, now, settings } = input;
+  const phase = phaseOf(job);
+  const s: GenerationJobStatus = { ...(job.status ?? {}) };
+  const at = new Date(now);
+  const gen = job.metadata.generation;
+  const cond = (type: string, status: 'True' | 'False', reason: string, message: string) => {
+    s.conditions = setCondition(s.conditions, { type, status, reason, message, observedGeneration: gen }, at);
+  };
+  const actions: Action[] = [];
+  const event = (type: 'Normal' | 'Warning', reason: string, message: string) =>
+    actions.push({ kind: 'event', type, reason, message });
+  s.observedGeneration = gen;
+
+  const finish = (
+    to: Exclude<JobPhase, 'pending' | 'processing'>,
+    error?: JobError,
+    outputs?: GenerationJobStatus['outputs'],
+  ) => {
+    s.phase = to;
+    s.progress = to === 'completed' ? 100 : 0;
+    s.completedAt = at.toISOString();
+    if (outputs) s.outputs = outputs;
+    if (error) s.error = error;
+    if (to !== 'completed') s.refundedMicroCents = job.spec.costMicroCents;
+    cond(
+      'Finished',
+      'True',
+      to === 'completed' ? 'Completed' : (error?.code ?? 'Failed'),
+      error?.message ?? 'the job produced its outputs',
+    );
+    if (error) event('Warning', 'Failed', `${error.code}: ${error.message}`);
+    else event('Normal', 'Completed', `${outputs?.length ?? 0} output(s) stored`);
+    if (pod) actions.push({ kind: 'deletePod', name: pod.name });
+    actions.push({ kind: 'settle', op: to === 'completed' ? 'charge' : 'refund' });
+    return result(job, s, actions, settings.ttlMs);
+  };
+
+  if (phase === 'completed' || phase === 'failed' || phase === 'cancelled') {
+    if (pod) actions.push({ kind: 'deletePod', name: pod.name });
+    if (input.reserved) actions.push({ kind: 'settle', op: phase === 'completed' ? 'charge' : 'refund' });
+    const finishedAt = Date.parse(job.status?.completedAt ?? job.metadata.creationTimestamp ?? '') || now;
+    if (now >= finishedAt + settings.ttlMs) return { actions: [...actions, { kind: 'deleteJob' }] };
+    return { actions, requeueAfterMs: finishedAt + settings.ttlMs - now };
+  }
+
+  const attempts = s.attempts ?? 0;
+  const retrying = s.conditions?.find((c) => c.type === 'Retrying' && c.status === 'True');
+
+  if (!pod) {
+    if (phase === 'pending' && attempts === 0) {
+      if (!input.runtime)
+        return finish('failed', {
+          code: 'MODEL_UNAVAILABLE',
+          message: `model ${job.spec.model} is no longer in the catalog`,
+        });
+      const created = Date.parse(job.metadata.creationTimestamp ?? '') || now;
+      if (now - created > settings.queueTimeoutMs) {
+        return finish('failed', {
+          code: 'QUEUE_TIMEOUT',
+          message: `no capacity to start the job within ${Math.round(settings.queueTimeoutMs / 1000)} s`,
+        });
+      }
+      if (!input.admitted) {
+        cond('Admitted', 'False', 'WaitingForCapacity', 'waiting for a free slot of the model');
+        return { ...result(job, s, actions), requeueAfterMs: created + settings.queueTimeoutMs - now + 1 };
+      }
+      return startAttempt(1, 'Admitted', 'a worker Pod was created');
+    }
+    // The Pod of a started attempt is gone: lost to the infrastructure, or removed on purpose for a retry.
+    if (retrying) {
+      const due =
+        Date.parse(retrying.lastTransitionTime) + settings.retryBaseMs * 2 ** Math.max(0, attempts - 1);
+      if (now < due) return { actions, requeueAfterMs: due - now };
+      return startAttempt(attempts + 1, 'Retried', `attempt ${attempts + 1} of ${settings.maxAttempts}`);
+    }
+    return lost('the worker Pod disappeared');
+  }
+
+  if (attempts === 0) {
+    // The Pod was created but the status naming it was never written (a crash in between): adopt it.
+    s.attempts = 1;
+    s.podName = pod.name;
+  }
+  switch (pod.phase) {
+    case 'Pending':
+    case 'Unknown': {
+      const waited = now - pod.createdAt;
+      if (waited > settings.podStartTimeoutMs) {
+        const code = pod.unschedulable ? 'UNSCHEDULABLE' : 'POD_START_TIMEOUT';
+        return finish('failed', {
+          code,
+          message: `the worker Pod did not start within ${Math.round(settings.podStartTimeoutMs / 1000)} s${pod.message ? `: ${pod.message}` : ''}`,
+        });
+      }
+      return { ...result(job, s, actions), requeueAfterMs: settings.podStartTimeoutMs - waited + 1 };
+    }
+    case 'Running': {
+      if (phase === 'pending') {
+        s.phase = 'processing';
+        s.progress = 50;
+        s.startedAt ??= new Date(pod.startedAt ?? now).toISOString();
+        cond('Started', 'True', 'PodRunning', `worker Pod ${pod.name} is running`);
+        event('Normal', 'Started', `worker Pod ${pod.name} is running`);
+      }
+      const started = pod.startedAt ?? (Date.parse(s.startedAt ?? '') || now);
+      const deadline = started + (input.runtime?.timeoutSeconds ?? 3600) * 1000 + DEADLINE_GRACE_MS;
+      if (now > deadline)
+        return finish('failed', { code: 'TIMEOUT', message: 'the job ran past its time limit' });
+      return { ...result(job, s, actions), requeueAfterMs: deadline - now + 1 };
+    }
+    case 'Succeeded':
+    case 'Failed': {
+      s.startedAt ??= new Date(pod.startedAt ?? now).toISOString();
+      if (pod.phase === 'Failed' && pod.reason === 'DeadlineExceeded') {
+        return finish('failed', {
+          code: 'TIMEOUT',
+          message: `the job ran past its ${input.runtime?.timeoutSeconds ?? '?'} s limit`,
+        });
+      }
+      if (pod.terminated?.reason === 'OOMKilled') {
+        return finish('failed', { code: 'OUT_OF_MEMORY', message: 'the worker ran out of memory' });
+      }
+      const reported = pod.terminated?.message ? parseWorkerResult(pod.terminated.message) : undefined;
+      if (reported?.ok) {
+        if (pod.phase === 'Succeeded') return finish('completed', undefined, reported.outputs);
+        return finish('failed', {
+          code: 'INVALID_OUTPUT',
+          message: 'the worker reported outputs but exited with an error',
+        });
+      }
+      if (reported && !reported.ok && reported.error.code !== 'INVALID_OUTPUT') {
+        if (reported.error.code === 'INTERRUPTED') return lost(reported.error.message);
+        return finish('failed', reported.error);
+      }
+      if (pod.phase === 'Succeeded')
+        return finish('failed', {
+          code: 'INVALID_OUTPUT',
+          message: 'the worker exited without a readable result',
+        });
+      if (
+        pod.terminated === undefined ||
+        ['Evicted', 'NodeLost', 'Preempting', 'Shutdown', 'Terminated'].includes(pod.reason ?? '')
+      ) {
+        return lost(
+          `the worker Pod was lost (${pod.reason ?? 'no container status'})${pod.message ? `: ${pod.message}` : ''}`,
+        );
+      }
+      const tail = (pod.terminated.message ?? '').trim().slice(-500);
+      return finish('failed', {
+        code: 'GENERATION_FAILED',
+        message: `the worker exited with code ${pod.terminated.exitCode}${tail ? `: ${tail}` : ''}`,
+      });
+    }
+  }
+
+  function startAttempt(attempt: number, reason: string, message: string): Decision {
+    s.attempts = attempt;
+    s.podName = podName(job.metadata.name ?? '', attempt);
+    cond('Admitted', 'True', reason, message);
+    if (retrying) cond('Retrying', 'False', 'PodCreated', `attempt ${attempt} started`);
+    event('Normal', reason, `${message}: ${s.podName}`);
+    return {
+      ...result(job, s, [...actions, { kind: 'createPod', attempt }]),
+      requeueAfterMs: settings.podStartTimeoutMs + 1,
+    };
+  }
+
+  function lost(why: string): Decision {
+    if (attempts >= settings.maxAttempts) {
+      return finish('failed', {
+        code: 'INFRASTRUCTURE_LOST',
+        message: `${why}; gave up after ${attempts} attempts`,
+      });
+    }
+    cond('Retrying', 'True', 'PodLost', why);
+    event('Warning', 'PodLost', `${why}; retrying`);
+    if (pod) actions.push({ kind: 'deletePod', name: pod.name });
+    return {
+      ...result(job, s, actions),
+      requeueAfterMs: settings.retryBaseMs * 2 ** Math.max(0, attempts - 1),
+    };
+  }
+}
+
+function result(
+  job: GenerationJob,
+  s: GenerationJobStatus,
+  actions: Action[],
+  requeueAfterMs?: number,
+): Decision {
+  const changed = !sameJson(s, job.status ?? {});
+  return {
+    ...(changed ? { status: s } : {}),
+    actions,
+    ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+  };
+}

@@ -1,0 +1,139 @@
+import type { Runtime } from '../../catalog/index.ts';
+import { labelValue } from '../../jobs/labels.ts';
+import type { EnvVar, Pod } from '../../k8s/pods.ts';
+import { API_VERSION, type GenerationJob } from '../../k8s/types.ts';
+import { podName } from './decide.ts';
+
+export interface PodSettings {
+  image: string;
+  command: string[];
+  /** Where the worker reaches the api's /files to store outputs. */
+  blobUrl: string;
+  /** Base of the URLs clients download outputs from. */
+  blobPublicUrl: string;
+  /** A grant to write under the job's own prefix, valid a little longer than the runtime's timeout. */
+  blobGrant: string;
+  priorityClassName?: string;
+}
+
+export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'genjobs' } as const;
+export const JOB_LABEL = 'genjobs.io/job';
+const SCRATCH = '/scratch';
+const TERMINATION_LOG = '/dev/termination-log';
+
+/**
+ * The worker Pod of one attempt. It runs under the Pod Security "restricted" profile,
+ * holds no Kubernetes credentials (the controller is the only writer of job status), and
+ * gets the job through its environment; its result comes back in the termination message.
+ */
+export function buildWorkerPod(
+  job: GenerationJob,
+  attempt: number,
+  runtime: Runtime,
+  settings: PodSettings,
+): Pod {
+  const jobId = job.metadata.name ?? '';
+  const capability = job.spec.model.split('/')[2] ?? '';
+  const workerJob = {
+    jobId,
+    model: job.spec.model,
+    capability,
+    version: job.spec.version,
+    input: job.spec.input,
+    ...(typeof job.spec.input.seed === 'number' ? { seed: job.spec.input.seed } : {}),
+    runtime: {
+      type: runtime.type,
+      timeoutSeconds: runtime.timeoutSeconds,
+      ...(runtime.type === 'http' ? { url: runtime.url } : {}),
+    },
+  };
+  const env: EnvVar[] = [
+    { name: 'GENJOBS_JOB', value: JSON.stringify(workerJob) },
+    { name: 'GENJOBS_BLOB_URL', value: settings.blobUrl },
+    { name: 'GENJOBS_BLOB_GRANT', value: settings.blobGrant },
+    { name: 'GENJOBS_BLOB_PUBLIC_URL', value: settings.blobPublicUrl },
+    { name: 'GENJOBS_TERMINATION_LOG', value: TERMINATION_LOG },
+    { name: 'GENJOBS_SCRATCH_DIR', value: SCRATCH },
+    { name: 'TMPDIR', value: SCRATCH },
+    { name: 'HOME', value: SCRATCH },
+  ];
+  if (runtime.type === 'http' && runtime.authSecretRef) {
+    env.push({
+      name: 'GENJOBS_RUNTIME_TOKEN',
+      valueFrom: { secretKeyRef: { name: runtime.authSecretRef.name, key: runtime.authSecretRef.key } },
+    });
+  }
+  const pod = runtime.pod ?? {};
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: podName(jobId, attempt),
+      labels: {
+        ...MANAGED_BY,
+        [JOB_LABEL]: jobId,
+        'genjobs.io/model': labelValue(job.spec.model),
+        'genjobs.io/attempt': String(attempt),
+      },
+      ownerReferences: [
+        {
+          apiVersion: API_VERSION,
+          kind: 'GenerationJob',
+          name: jobId,
+          uid: job.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: {
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      activeDeadlineSeconds: runtime.timeoutSeconds,
+      terminationGracePeriodSeconds: 15,
+      ...(settings.priorityClassName ? { priorityClassName: settings.priorityClassName } : {}),
+      ...(pod.nodeSelector ? { nodeSelector: pod.nodeSelector } : {}),
+      ...(pod.tolerations ? { tolerations: pod.tolerations } : {}),
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        runAsGroup: 10001,
+        fsGroup: 10001,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      containers: [
+        {
+          name: 'worker',
+          image: settings.image,
+          command: settings.command,
+          env,
+          resources: stringQuantities(pod.resources),
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            runAsNonRoot: true,
+            capabilities: { drop: ['ALL'] },
+          },
+          volumeMounts: [{ name: 'scratch', mountPath: SCRATCH }],
+          terminationMessagePath: TERMINATION_LOG,
+          terminationMessagePolicy: 'FallbackToLogsOnError',
+        },
+      ],
+      volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '4Gi' } }],
+    },
+  };
+}
+
+function stringQuantities(
+  resources:
+    | { requests?: Record<string, string | number>; limits?: Record<string, string | number> }
+    | undefined,
+) {
+  const conv = (m?: Record<string, string | number>) =>
+    m ? Object.fromEntries(Object.entries(m).map(([k, v]) => [k, String(v)])) : undefined;
+  return {
+    ...(resources?.requests ? { requests: conv(resources.requests) } : {}),
+    ...(resources?.limits ? { limits: conv(resources.limits) } : {}),
+  };
+}

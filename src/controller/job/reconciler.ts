@@ -1,0 +1,193 @@
+import { jobPrefix } from '../../blob/keys.ts';
+import type { BlobStore } from '../../blob/store.ts';
+import type { Catalog, Runtime } from '../../catalog/index.ts';
+import type { Kube } from '../../k8s/client.ts';
+import { isAlreadyExists, isConflict } from '../../k8s/errors.ts';
+import type { EventRecorder } from '../../k8s/events.ts';
+import type { Informer } from '../../k8s/informer.ts';
+import { createPod, deletePod, type Pod, timeOf } from '../../k8s/pods.ts';
+import type { CustomResources } from '../../k8s/resources.ts';
+import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
+import type { HandlerResult } from '../../k8s/workqueue.ts';
+import type { Ledger } from '../../ledger/ledger.ts';
+import type { Logger } from '../../log.ts';
+import type { Metrics } from '../../metrics.ts';
+import type { Admission } from './admission.ts';
+import { type Action, type DecideSettings, decide, type PodView, podName } from './decide.ts';
+import { buildWorkerPod } from './pod.ts';
+
+export interface JobReconcilerDeps {
+  kube: Kube;
+  jobs: CustomResources<GenerationJob>;
+  jobCache: Informer<GenerationJob>;
+  podCache: Informer<Pod>;
+  accountCache: Informer<Account>;
+  ledger: Ledger;
+  catalog: () => Catalog | undefined;
+  admission: Admission;
+  blob: BlobStore;
+  events: EventRecorder;
+  metrics: Metrics;
+  log: Logger;
+  settings: DecideSettings;
+  pod: {
+    image: string;
+    command: string[];
+    blobUrl: string;
+    blobPublicUrl: string;
+    priorityClassName?: string;
+  };
+  now?: () => number;
+  /** Asks for another job to be reconciled (waiting jobs when a slot frees). */
+  enqueue: (jobId: string) => void;
+}
+
+/**
+ * Reconciles one GenerationJob: reads the job, its Pod and its reservation from the
+ * caches, lets {@link decide} choose, then acts. A new Pod is created before the status
+ * that names it is written (its name is deterministic, so a retry after a crash finds it
+ * rather than starting a second one); everything else happens after the status write,
+ * whose compare-and-swap makes a racing cancel and this controller agree on one outcome.
+ */
+export class JobReconciler {
+  private readonly d: JobReconcilerDeps;
+
+  constructor(deps: JobReconcilerDeps) {
+    this.d = deps;
+  }
+
+  async reconcile(jobId: string): Promise<HandlerResult | undefined> {
+    const d = this.d;
+    const job = d.jobCache.get(jobId);
+    if (!job) {
+      // Owned Pods of a deleted job: nothing else (no garbage collector in every cluster) removes them.
+      for (const pod of d.podCache.byIndex('job', jobId))
+        await deletePod(d.kube, pod.metadata?.name ?? '', { gracePeriodSeconds: 0 });
+      return undefined;
+    }
+    const now = d.now?.() ?? Date.now();
+    const attempts = job.status?.attempts ?? 0;
+    const pod = d.podCache.get(podName(jobId, Math.max(1, attempts)));
+    const variant = d.catalog()?.variantsBySlug.get(job.spec.model);
+    const runtime = variant?.runtime;
+    const phase = job.status?.phase ?? 'pending';
+    const waiting = phase === 'pending' && attempts === 0 && !pod;
+    const decision = decide({
+      job,
+      pod: pod ? podView(pod) : undefined,
+      runtime,
+      admitted: waiting && runtime !== undefined && d.admission.admits(job, runtime.maxConcurrency),
+      reserved: d.accountCache.get(job.spec.account)?.status?.reservations?.[jobId] !== undefined,
+      now,
+      settings: d.settings,
+    });
+
+    const create = decision.actions.find((a) => a.kind === 'createPod');
+    if (create && runtime) await this.startPod(job, create.attempt, runtime, now);
+    if (decision.status) {
+      try {
+        await d.jobs.updateStatus({ ...job, status: decision.status });
+      } catch (err) {
+        // Someone else (a cancel, the other replica before a hand-over) wrote first; the
+        // informer brings the new state and the key comes back.
+        if (isConflict(err)) return { requeueAfterMs: 50 };
+        throw err;
+      }
+      this.observeTransition(job, decision.status.phase ?? phase, now);
+    }
+    for (const action of decision.actions) await this.act(job, action);
+    return decision.requeueAfterMs !== undefined
+      ? { requeueAfterMs: Math.max(1, decision.requeueAfterMs) }
+      : undefined;
+  }
+
+  private async startPod(job: GenerationJob, attempt: number, runtime: Runtime, now: number): Promise<void> {
+    const d = this.d;
+    const jobId = job.metadata.name ?? '';
+    const grant = d.blob.grantForPrefix(
+      jobPrefix(jobId),
+      new Date(now + (runtime.timeoutSeconds + 600) * 1000),
+    );
+    const pod = buildWorkerPod(job, attempt, runtime, { ...d.pod, blobGrant: grant });
+    d.admission.markStarted(job);
+    try {
+      await createPod(d.kube, pod);
+    } catch (err) {
+      if (!isAlreadyExists(err)) {
+        d.admission.unmark(job);
+        throw err;
+      }
+    }
+  }
+
+  private async act(job: GenerationJob, action: Action): Promise<void> {
+    const d = this.d;
+    const jobId = job.metadata.name ?? '';
+    switch (action.kind) {
+      case 'createPod':
+        return;
+      case 'deletePod':
+        await deletePod(d.kube, action.name, {
+          gracePeriodSeconds: isTerminal(job.status?.phase) ? 0 : undefined,
+        });
+        return;
+      case 'settle': {
+        const r = await d.ledger.run(job.spec.account, { kind: action.op, jobId });
+        if (r.ok && action.op === 'refund' && r.amount > 0) d.metrics.creditsRefunded.inc(r.amount);
+        return;
+      }
+      case 'deleteJob':
+        await d.blob.deletePrefix(jobPrefix(jobId));
+        await d.jobs.delete(jobId, { uid: job.metadata.uid });
+        return;
+      case 'event':
+        void d.events.record(
+          { apiVersion: API_VERSION, kind: 'GenerationJob', name: jobId, uid: job.metadata.uid },
+          action.type,
+          action.reason,
+          action.message,
+        );
+        return;
+    }
+  }
+
+  private observeTransition(job: GenerationJob, to: string, now: number): void {
+    const d = this.d;
+    const from = job.status?.phase ?? 'pending';
+    if (from === to) return;
+    const model = job.spec.model;
+    d.metrics.jobTransitions.inc({ from, to });
+    const created = Date.parse(job.metadata.creationTimestamp ?? '') || now;
+    if (to === 'processing') d.metrics.queueWait.observe({ model }, (now - created) / 1000);
+    if (to === 'completed' || to === 'failed' || to === 'cancelled') {
+      d.metrics.jobsFinished.inc({ model, phase: to });
+      const started = Date.parse(job.status?.startedAt ?? '');
+      if (started) d.metrics.runTime.observe({ model, phase: to }, (now - started) / 1000);
+      const runtime = d.catalog()?.variantsBySlug.get(model)?.runtime;
+      for (const next of d.admission.next(model, runtime?.maxConcurrency ?? 0)) d.enqueue(next);
+    }
+  }
+}
+
+/** The parts of a Pod that decisions read. Cached Pods carry timestamps as strings. */
+export function podView(pod: Pod): PodView {
+  const status = pod.status ?? {};
+  const container = status.containerStatuses?.[0];
+  const terminated = container?.state?.terminated;
+  const scheduled = status.conditions?.find((c) => c.type === 'PodScheduled');
+  return {
+    name: pod.metadata?.name ?? '',
+    phase: (status.phase as PodView['phase']) ?? 'Pending',
+    createdAt: timeOf(pod.metadata?.creationTimestamp)?.getTime() ?? Date.now(),
+    startedAt: timeOf(
+      container?.state?.running?.startedAt ?? terminated?.startedAt ?? status.startTime,
+    )?.getTime(),
+    finishedAt: timeOf(terminated?.finishedAt)?.getTime(),
+    reason: status.reason,
+    message: status.message ?? scheduled?.message,
+    unschedulable: scheduled?.status === 'False' && scheduled.reason === 'Unschedulable',
+    terminated: terminated
+      ? { exitCode: terminated.exitCode, reason: terminated.reason, message: terminated.message }
+      : undefined,
+  };
+}

@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { crInformer } from '../api/main.ts';
+import { blobConfigSchema } from '../blob/config.ts';
+import { createBlob } from '../blob/create.ts';
+import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
+import { blobSettings, type Config } from '../config.ts';
+import { labelValue } from '../jobs/labels.ts';
+import { phaseOf } from '../jobs/record.ts';
+import type { Kube } from '../k8s/client.ts';
+import { configMapInformer } from '../k8s/configmaps.ts';
+import { EventRecorder } from '../k8s/events.ts';
+import { LeaderElector } from '../k8s/leader.ts';
+import { podInformer } from '../k8s/pods.ts';
+import { resources } from '../k8s/resources.ts';
+import { type Account, type GenerationJob, JOB_PHASES } from '../k8s/types.ts';
+import { WorkQueue } from '../k8s/workqueue.ts';
+import { Ledger } from '../ledger/ledger.ts';
+import type { Logger } from '../log.ts';
+import { createMetrics, type Metrics } from '../metrics.ts';
+import { AccountReconciler } from './account/reconciler.ts';
+import { healthServer } from './health.ts';
+import { Admission } from './job/admission.ts';
+import { JOB_LABEL, MANAGED_BY } from './job/pod.ts';
+import { JobReconciler } from './job/reconciler.ts';
+
+export interface ControllerDependencies {
+  config: Config;
+  kube: Kube;
+  log: Logger;
+  metrics?: Metrics;
+  now?: () => number;
+}
+
+export interface RunningController {
+  url: string;
+  metrics: Metrics;
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * The controller process: informer caches of jobs, their Pods, accounts and the catalog
+ * (ready once synced, leader or not), and, while this replica leads, one work queue per
+ * kind feeding its reconciler.
+ */
+export async function startController(deps: ControllerDependencies): Promise<RunningController> {
+  const { config, kube, log } = deps;
+  const now = deps.now ?? Date.now;
+  const metrics = deps.metrics ?? createMetrics();
+  const r = resources(kube);
+  const jobs = crInformer<GenerationJob>(kube, r.jobs, log);
+  jobs.addIndex('model', (j) => [labelValue(j.spec.model)]);
+  const accounts = crInformer<Account>(kube, r.accounts, log);
+  const managed = Object.entries(MANAGED_BY)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  const pods = podInformer(kube, { labelSelector: managed, log: log.child({ informer: 'pods' }) });
+  pods.addIndex('job', (p) => [p.metadata?.labels?.[JOB_LABEL] ?? '']);
+  const events = new EventRecorder(kube, 'genjobs-controller', log);
+  const catalog = new CatalogWatcher({
+    informer: configMapInformer(kube, CATALOG_SELECTOR, log.child({ informer: 'catalog' })),
+    log: log.child({ part: 'catalog' }),
+  });
+  const blob = createBlob(blobConfigSchema.parse(blobSettings(config)), {
+    now,
+    logger: log.child({ part: 'blob' }),
+  });
+  const ledger = new Ledger({
+    accounts: r.accounts,
+    cached: (n) => accounts.get(n),
+    onBatch: (n) => metrics.ledgerBatch.observe(n),
+  });
+  const admission = new Admission(jobs);
+  const publicFiles = blobSettings(config).publicBaseUrl ?? `${config.GENJOBS_PUBLIC_URL}/files`;
+
+  const jobQueue: WorkQueue = new WorkQueue({
+    concurrency: config.GENJOBS_CONTROLLER_CONCURRENCY,
+    handler: (key) => timed('GenerationJob', () => jobReconciler.reconcile(key)),
+    onError: (key, err, permanent) => {
+      metrics.reconcileErrors.inc({ kind: 'GenerationJob' });
+      log.warn({ jobId: key, err: String(err), permanent }, 'job reconcile failed');
+    },
+  });
+  const accountQueue: WorkQueue = new WorkQueue({
+    concurrency: 4,
+    handler: (key) => timed('Account', () => accountReconciler.reconcile(key)),
+    onError: (key, err) => {
+      metrics.reconcileErrors.inc({ kind: 'Account' });
+      log.warn({ account: key, err: String(err) }, 'account reconcile failed');
+    },
+  });
+  async function timed<T>(kind: string, fn: () => Promise<T>): Promise<T> {
+    const end = metrics.reconcileDuration.startTimer({ kind });
+    try {
+      return await fn();
+    } finally {
+      end();
+    }
+  }
+
+  const jobReconciler = new JobReconciler({
+    kube,
+    jobs: r.jobs,
+    jobCache: jobs,
+    podCache: pods,
+    accountCache: accounts,
+    ledger,
+    catalog: () => catalog.current,
+    admission,
+    blob: blob.store,
+    events,
+    metrics,
+    log,
+    now,
+    enqueue: (id) => jobQueue.add(id),
+    settings: {
+      podStartTimeoutMs: config.GENJOBS_POD_START_TIMEOUT,
+      queueTimeoutMs: config.GENJOBS_QUEUE_TIMEOUT,
+      maxAttempts: config.GENJOBS_MAX_ATTEMPTS,
+      ttlMs: config.GENJOBS_JOB_TTL,
+      retryBaseMs: config.GENJOBS_RETRY_BASE,
+    },
+    pod: {
+      image: config.GENJOBS_WORKER_IMAGE,
+      command: config.GENJOBS_WORKER_COMMAND,
+      blobUrl: config.GENJOBS_BLOB_INTERNAL_URL ?? publicFiles,
+      blobPublicUrl: publicFiles,
+      ...(config.GENJOBS_WORKER_PRIORITY_CLASS
+        ? { priorityClassName: config.GENJOBS_WORKER_PRIORITY_CLASS }
+        : {}),
+    },
+  });
+  const accountReconciler = new AccountReconciler({
+    accounts: r.accounts,
+    accountCache: accounts,
+    jobs: r.jobs,
+    jobCache: jobs,
+    ledger,
+    events,
+    log,
+    now,
+    reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
+    enqueueJob: (id) => jobQueue.add(id),
+  });
+
+  jobs.on((_type, job) => jobQueue.add(job.metadata.name ?? ''));
+  pods.on((_type, pod) => {
+    const job = pod.metadata?.labels?.[JOB_LABEL];
+    if (job) jobQueue.add(job);
+  });
+  accounts.on((_type, account) => accountQueue.add(account.metadata.name ?? ''));
+
+  const informers = [jobs, accounts, pods];
+  await Promise.all([...informers.map((i) => i.start()), catalog.start()]);
+  await Promise.all(informers.map((i) => i.waitForSync()));
+
+  let leading = false;
+  const lead = () => {
+    leading = true;
+    metrics.leader.set(1);
+    for (const j of jobs.list()) jobQueue.add(j.metadata.name ?? '');
+    for (const a of accounts.list()) accountQueue.add(a.metadata.name ?? '');
+    jobQueue.start();
+    accountQueue.start();
+  };
+  const follow = () => {
+    leading = false;
+    metrics.leader.set(0);
+    void jobQueue.shutdown();
+    void accountQueue.shutdown();
+  };
+  const elector = config.GENJOBS_LEADER_ELECTION
+    ? new LeaderElector(kube, {
+        leaseName: 'genjobs-controller',
+        identity: `${config.POD_NAME ?? hostname()}-${randomBytes(3).toString('hex')}`,
+        log,
+        onStartedLeading: lead,
+        onStoppedLeading: follow,
+      })
+    : undefined;
+  if (elector) elector.start();
+  else lead();
+
+  const health = await healthServer({
+    host: config.HOST,
+    port: config.GENJOBS_CONTROLLER_PORT,
+    metrics,
+    ready: () => informers.every((i) => i.synced),
+    beforeScrape: () => {
+      const counts = Object.fromEntries(JOB_PHASES.map((p) => [p, 0]));
+      for (const j of jobs.list()) counts[phaseOf(j)] = (counts[phaseOf(j)] ?? 0) + 1;
+      for (const [phase, n] of Object.entries(counts)) metrics.jobsByPhase.set({ phase }, n);
+      metrics.queueDepth.set({ kind: 'GenerationJob' }, jobQueue.depth);
+      metrics.queueDepth.set({ kind: 'Account' }, accountQueue.depth);
+    },
+  });
+  log.info({ url: health.url, leaderElection: Boolean(elector) }, 'controller started');
+  return {
+    url: health.url,
+    metrics,
+    isLeader: () => leading,
+    async stop() {
+      await elector?.stop();
+      await Promise.all([jobQueue.shutdown(), accountQueue.shutdown()]);
+      await health.close();
+      await Promise.all([...informers.map((i) => i.stop()), catalog.stop()]);
+    },
+  };
+}
