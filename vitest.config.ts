@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // run in the global setup and give each file its own namespace.
 export default defineConfig({
   test: {
-    reporters: ['default'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {
         test: {

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what the service and its tests need beyond npm packages, each only when missing:
+# Debian packages (ffmpeg for the worker, fonts for rendered text, shellcheck), a local
+# S3-compatible server for the blob store tests (moto), and the local Kubernetes control
+# plane and helm, built from pinned Go modules into ~/.cache/genjobs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(ffmpeg fonts-dejavu-core shellcheck)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=""
+  [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v moto_server >/dev/null 2>&1; then
+  echo "setup: installing moto (a local S3-compatible server for tests)"
+  python3 -m pip install --quiet 'moto[server]==5.*'
+fi
+
+echo "setup: control plane binaries in $(bash tools/controlplane/build.sh)"
+if [[ -f tools/helm/build.sh ]]; then
+  echo "setup: helm at $(bash tools/helm/build.sh)"
+fi
