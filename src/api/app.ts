@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
+import { openApiDocument } from './openapi.ts';
 import { problemHandler } from './problem.ts';
 import { locals, requestContext } from './request.ts';
 
@@ -15,7 +16,8 @@ export interface AppOptions {
   /** Routers that must see the raw body stream (file uploads): mounted before JSON parsing. */
   rawRouters?: Array<[string, Router]>;
   routers: Router[];
-  openapi?: () => unknown;
+  /** Base URL named as the server in the OpenAPI document. */
+  publicUrl?: string;
 }
 
 /**
@@ -48,13 +50,12 @@ export function createApp(o: AppOptions): express.Express {
     locals(res).route = '/metrics';
     res.type(o.metrics.registry.contentType).send(await o.metrics.registry.metrics());
   });
-  if (o.openapi) {
-    const doc = o.openapi;
-    app.get('/v1/openapi.json', (_req, res) => {
-      locals(res).route = '/v1/openapi.json';
-      res.json(doc());
-    });
-  }
+  let openapi: string | undefined;
+  app.get('/v1/openapi.json', (_req, res) => {
+    locals(res).route = '/v1/openapi.json';
+    openapi ??= JSON.stringify(openApiDocument(o.publicUrl));
+    res.type('application/json').send(openapi);
+  });
   for (const [path, router] of o.rawRouters ?? []) app.use(path, router);
   app.use(express.json({ limit: o.bodyLimit, strict: true, type: 'application/json' }));
   for (const router of o.routers) app.use(router);

@@ -12,6 +12,7 @@ import { type Resources, resources } from '../../src/k8s/resources.ts';
 import type { Scope } from '../../src/k8s/types.ts';
 import { createLogger, silentLogger } from '../../src/log.ts';
 import { testNamespace } from './cluster.ts';
+import { checkContract } from './contract.ts';
 
 /** A fetch Response whose JSON body tests may read without casts. */
 export interface TestResponse extends Response {
@@ -73,6 +74,16 @@ export async function startTestApi(prefix: string, env: NodeJS.ProcessEnv = {}):
     },
     stop: () => api.stop(),
   };
+}
+
+/** fetch, and every JSON answer checked against the OpenAPI document before the test sees it. */
+export async function checkedFetch(url: string, init: RequestInit = {}): Promise<TestResponse> {
+  const res = (await fetch(url, init)) as TestResponse;
+  if (!/json/.test(res.headers.get('content-type') ?? '')) return res;
+  const text = await res.text();
+  const body = text ? JSON.parse(text) : undefined;
+  checkContract(init.method ?? 'GET', url, res.status, body);
+  return Object.assign(new Response(text, { status: res.status, headers: res.headers }), { json: async () => body }) as TestResponse;
 }
 
 async function waitReady(url: string): Promise<void> {

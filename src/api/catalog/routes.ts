@@ -1,5 +1,4 @@
 import { type Response, Router } from 'express';
-import { z } from 'zod';
 import {
   type Catalog,
   getCatalogModel,
@@ -15,12 +14,9 @@ import type { Account } from '../../k8s/types.ts';
 import type { Authenticator } from '../auth.ts';
 import { parseBody } from '../body.ts';
 import { locals } from '../request.ts';
+import { CatalogFilterQuery } from './schemas.ts';
 
-const Filter = z.strictObject({
-  category: z.string().max(63).optional(),
-  capability: z.string().max(63).optional(),
-  provider: z.string().max(63).optional(),
-});
+const Filter = CatalogFilterQuery;
 const ProviderFilter = Filter.omit({ provider: true });
 
 /** How long the API-key model listings may be reused (spec 4.13: 5 minutes). */

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+/**
+ * Response shapes of the catalog endpoints (spec 2.6 to 2.12), for the OpenAPI document
+ * and the contract tests. The values themselves are built in src/catalog/views.ts; a test
+ * checks every answer against these.
+ */
+const Pricing = z.strictObject({ baseCredits: z.number().int().nonnegative(), unit: z.string() });
+const ProviderRef = z.strictObject({ id: z.string(), name: z.string(), logoUrl: z.string() });
+
+export const CatalogModelItem = z.strictObject({
+  slug: z.string(),
+  provider: ProviderRef,
+  category: z.string(),
+  capability: z.string(),
+  pricing: Pricing,
+  tags: z.array(z.string()),
+  ratings: z.strictObject({ average: z.number(), count: z.number().int() }),
+});
+
+export const CatalogModelDetail = z.strictObject({
+  slug: z.string(),
+  provider: ProviderRef,
+  name: z.string(),
+  description: z.string(),
+  category: z.string(),
+  capability: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema of the job input'),
+  pricing: Pricing,
+  siblings: z.array(z.strictObject({ slug: z.string(), capability: z.string() })),
+});
+
+const providerBase = {
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  logoUrl: z.string(),
+  website: z.string(),
+  color: z.string().regex(/^#[0-9A-Fa-f]{6}$/),
+};
+
+export const CatalogProviderItem = z.strictObject({ ...providerBase, modelCount: z.number().int().nonnegative() });
+
+export const CatalogProviderDetail = z.strictObject({
+  ...providerBase,
+  models: z.array(
+    z.strictObject({
+      slug: z.string(),
+      name: z.string(),
+      description: z.string(),
+      category: z.string(),
+      capability: z.string(),
+      pricing: Pricing,
+      tags: z.array(z.string()),
+    }),
+  ),
+});
+
+export const CapabilityGroup = z.strictObject({
+  id: z.string(),
+  displayName: z.string(),
+  label: z.string(),
+  icon: z.string(),
+  color: z.string(),
+  order: z.number(),
+});
+
+export const Category = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  modelCount: z.number().int().nonnegative(),
+});
+
+const modelBase = {
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  category: z.string(),
+  currentVersion: z.string().regex(/^v\d+\.\d+$/),
+  versionCount: z.number().int().positive(),
+  currentVersionPricing: Pricing,
+};
+
+export const ApiModelList = z.strictObject({
+  models: z.array(z.strictObject({ ...modelBase, providerId: z.string(), providerName: z.string() })),
+});
+
+export const ProviderModelList = z.strictObject({
+  provider: z.strictObject({ ...providerBase, categories: z.array(z.string()), isActive: z.boolean() }),
+  models: z.array(z.strictObject(modelBase)),
+});
+
+export const CatalogFilterQuery = z.strictObject({
+  category: z.string().max(63).optional(),
+  capability: z.string().max(63).optional(),
+  provider: z.string().max(63).optional(),
+});
