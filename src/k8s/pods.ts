@@ -15,9 +15,11 @@ export type {
   V1NodeStatus as NodeStatus,
   V1Pod as Pod,
   V1PodCondition as PodCondition,
+  V1PodSpec as PodSpec,
   V1PodStatus as PodStatus,
   V1Secret as Secret,
   V1Volume as Volume,
+  V1VolumeMount as VolumeMount,
 } from '@kubernetes/client-node';
 
 type Pod = V1Pod;
@@ -48,6 +50,7 @@ export function podsPath(namespace: string): string {
   return `/api/v1/namespaces/${namespace}/pods`;
 }
 
+/** Creates a Pod in the connection's namespace (whatever namespace its metadata names). */
 export async function createPod(kube: Kube, pod: Pod): Promise<Pod> {
   const body = {
     apiVersion: 'v1',
@@ -58,6 +61,7 @@ export async function createPod(kube: Kube, pod: Pod): Promise<Pod> {
   return kube.core.createNamespacedPod({ namespace: kube.namespace, body });
 }
 
+/** Reads a Pod from the apiserver (typed: timestamps are Dates); undefined when it does not exist. */
 export async function getPod(kube: Kube, name: string): Promise<Pod | undefined> {
   try {
     return await kube.core.readNamespacedPod({ name, namespace: kube.namespace });
