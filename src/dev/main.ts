@@ -7,12 +7,14 @@ import { AccountAdmin } from '../accounts/admin.ts';
 import { startApi } from '../api/main.ts';
 import { defaultCatalogConfigMap } from '../catalog/install.ts';
 import { loadConfig } from '../config.ts';
+import { startController } from '../controller/main.ts';
 import { fromKubeConfig, loadKubeConfig } from '../k8s/client.ts';
 import { applyConfigMap } from '../k8s/configmaps.ts';
 import { applyCrds, ensureNamespace, readCrds } from '../k8s/crds.ts';
 import { resources } from '../k8s/resources.ts';
 import { createLogger } from '../log.ts';
 import { ControlPlane, REPO_ROOT } from './controlplane.ts';
+import { genjobsCommandMap, NodeAgent } from './nodeagent.ts';
 
 const NAMESPACE = 'genjobs';
 const DEMO_ACCOUNT = 'demo';
@@ -53,10 +55,30 @@ export async function devMain(): Promise<void> {
   const stops: Array<() => Promise<void>> = [() => cp.stop()];
   const api = await startApi({ config, kube, log: log.child({ part: 'api' }) });
   stops.unshift(() => api.stop());
+  const controller = await startController({
+    config: {
+      ...config,
+      GENJOBS_CONTROLLER_PORT: config.GENJOBS_CONTROLLER_PORT,
+      GENJOBS_BLOB_INTERNAL_URL: `${api.url}/files`,
+    },
+    kube,
+    log: log.child({ part: 'controller' }),
+  });
+  stops.unshift(() => controller.stop());
+  // No kubelet here: the node agent runs worker Pods as local `genjobs worker` processes.
+  const agent = new NodeAgent(kube, {
+    log: log.child({ part: 'node-agent' }),
+    commandMap: genjobsCommandMap(),
+    logDir: join(dir, 'pod-logs'),
+  });
+  await agent.start();
+  stops.unshift(() => agent.stop());
 
   console.log(`
 genjobs is running.
   API:         ${api.url}
+  Controller:  ${controller.url}/metrics
+  Worker Pods: ${agent.slots} at a time (GENJOBS_DEV_SLOTS); their logs in ${join(dir, 'pod-logs')}
   API key:     ${keyFile}  (account "${DEMO_ACCOUNT}", all scopes)
   kubectl:     KUBECONFIG=${kubeconfig} kubectl get genjobs
   Try:         curl -s ${api.url}/v1/catalog/models

@@ -1,6 +1,6 @@
+import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { ValidateFunction } from 'ajv';
 import { openApiDocument } from '../../src/api/openapi.ts';
 
 interface Route {
@@ -15,7 +15,13 @@ let routes: Route[] | undefined;
 /** The OpenAPI document compiled into one validator per operation and status. */
 function compiled(): Route[] {
   if (routes) return routes;
-  const doc = openApiDocument() as { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: object }> }> }>>; components: { schemas: Record<string, object> } };
+  const doc = openApiDocument() as {
+    paths: Record<
+      string,
+      Record<string, { responses: Record<string, { content: Record<string, { schema: object }> }> }>
+    >;
+    components: { schemas: Record<string, object> };
+  };
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
   ajv.addSchema({ $id: 'components', $defs: doc.components.schemas }, 'components');
@@ -25,12 +31,18 @@ function compiled(): Route[] {
       const responses = new Map<string, ValidateFunction>();
       for (const [status, r] of Object.entries(op.responses)) {
         const schema = Object.values(r.content)[0]?.schema as Record<string, unknown>;
-        const resolved = schema.$ref === '#/components/schemas/Problem' ? doc.components.schemas.Problem! : schema;
+        const resolved =
+          schema.$ref === '#/components/schemas/Problem' ? doc.components.schemas.Problem! : schema;
         responses.set(status, ajv.compile(resolved));
       }
       // A {slug} holds slashes; other parameters are one segment.
       const source = path.replace(/\{slug\}/g, '(.+)').replace(/\{\w+\}/g, '([^/]+)');
-      routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${source}$`), specificity: -path.split('{').length, responses });
+      routes.push({
+        method: method.toUpperCase(),
+        pattern: new RegExp(`^${source}$`),
+        specificity: -path.split('{').length,
+        responses,
+      });
     }
   }
   routes.sort((a, b) => b.specificity - a.specificity);
@@ -48,8 +60,13 @@ export function checkContract(method: string, url: string, status: number, body:
   const route = compiled().find((r) => r.method === method.toUpperCase() && r.pattern.test(path));
   if (!route) throw new Error(`contract: ${method} ${path} is not in the OpenAPI document`);
   const validate = route.responses.get(String(status));
-  if (!validate) throw new Error(`contract: ${method} ${path} answered ${status}, which the OpenAPI document does not list`);
+  if (!validate)
+    throw new Error(
+      `contract: ${method} ${path} answered ${status}, which the OpenAPI document does not list`,
+    );
   if (!validate(body)) {
-    throw new Error(`contract: ${method} ${path} ${status} body does not match: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+    throw new Error(
+      `contract: ${method} ${path} ${status} body does not match: ${JSON.stringify(validate.errors?.slice(0, 3))}`,
+    );
   }
 }

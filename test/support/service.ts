@@ -6,6 +6,7 @@ import { AccountAdmin, type NewAccount } from '../../src/accounts/admin.ts';
 import { type RunningApi, startApi } from '../../src/api/main.ts';
 import { defaultCatalogConfigMap } from '../../src/catalog/install.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
+import { freePort } from '../../src/dev/controlplane.ts';
 import type { Kube } from '../../src/k8s/client.ts';
 import { applyConfigMap } from '../../src/k8s/configmaps.ts';
 import { type Resources, resources } from '../../src/k8s/resources.ts';
@@ -40,9 +41,11 @@ export async function startTestApi(prefix: string, env: NodeJS.ProcessEnv = {}):
   const kube = await testNamespace(prefix);
   const dir = await mkdtemp(join(tmpdir(), 'genjobs-blobs-'));
   await applyConfigMap(kube, await defaultCatalogConfigMap());
+  const port = await freePort();
   const config = loadConfig({
     HOST: '127.0.0.1',
-    PORT: '0',
+    PORT: String(port),
+    GENJOBS_PUBLIC_URL: `http://127.0.0.1:${port}`,
     GENJOBS_BLOB_DIR: dir,
     GENJOBS_BLOB_SECRET: randomBytes(24).toString('hex'),
     ...env,
@@ -83,7 +86,9 @@ export async function checkedFetch(url: string, init: RequestInit = {}): Promise
   const text = await res.text();
   const body = text ? JSON.parse(text) : undefined;
   checkContract(init.method ?? 'GET', url, res.status, body);
-  return Object.assign(new Response(text, { status: res.status, headers: res.headers }), { json: async () => body }) as TestResponse;
+  return Object.assign(new Response(text, { status: res.status, headers: res.headers }), {
+    json: async () => body,
+  }) as TestResponse;
 }
 
 async function waitReady(url: string): Promise<void> {

@@ -1,0 +1,203 @@
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOG_LABEL } from '../../src/catalog/watcher.ts';
+import { applyConfigMap } from '../../src/k8s/configmaps.ts';
+import { deletePod } from '../../src/k8s/pods.ts';
+import { imbalance } from '../../src/ledger/ops.ts';
+import { eventually, kubeconfigPath } from '../support/cluster.ts';
+import { decodeImage, download, probe } from '../support/media.ts';
+import { startTestStack, type TestStack } from '../support/stack.ts';
+
+const run = promisify(execFile);
+let s: TestStack;
+let key: string;
+let images: Server;
+let imageBase: string;
+
+beforeAll(async () => {
+  s = await startTestStack('e2e-jobs', { slots: 3 });
+  key = await s.account({ name: 'acme', plan: 'enterprise' });
+  const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
+  images = createServer((req, res) => {
+    if (req.url === '/input.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    else res.writeHead(404).end('no');
+  });
+  await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
+  imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  images?.close();
+  await s?.stop();
+});
+
+const IMAGE = 'genjobs/reference-image/text-to-image';
+const EDIT = 'genjobs/reference-image/edit-image';
+const VIDEO = 'genjobs/reference-video/text-to-video';
+
+async function submit(model: string, input: Record<string, unknown>) {
+  const res = await s.call('/v1/jobs/submit', { method: 'POST', key, json: { model, input } });
+  expect(res.status).toBe(200);
+  return (await res.json()).jobId as string;
+}
+
+async function finished(jobId: string, timeoutMs = 90_000) {
+  return eventually(
+    async () => {
+      const j = await (await s.call(`/v1/jobs/${jobId}`, { key })).json();
+      return ['completed', 'failed', 'cancelled'].includes(j.status) ? j : undefined;
+    },
+    timeoutMs,
+    `job ${jobId} to finish`,
+  );
+}
+
+const balance = async () => (await s.r.accounts.get('acme'))?.status?.balanceMicroCents ?? 0;
+
+describe('end to end: submit, run in a Pod, download real media', () => {
+  it.each([
+    ['1k square', { resolution: '1k' }, 1024, 1024],
+    ['2k 16:9', { resolution: '2k', aspect_ratio: '16:9' }, 2048, 1152],
+    ['1k 9:16', { aspect_ratio: '9:16' }, 576, 1024],
+  ])('text-to-image %s decodes at the requested size', async (_name, input, width, height) => {
+    const job = await finished(await submit(IMAGE, { prompt: 'a lighthouse at dusk', ...input }));
+    expect(job).toMatchObject({ status: 'completed', progress: 100, error: null });
+    expect(job.output).toBe(job.outputs[0].url);
+    const file = await download(job.output);
+    expect(file.contentType).toBe('image/png');
+    expect(await decodeImage(file.path)).toEqual({ format: 'png', width, height });
+  });
+
+  it('edit-image fetches its input (image or image_urls) and returns an edited image', async () => {
+    const single = await finished(
+      await submit(EDIT, { prompt: 'make it warmer', image: `${imageBase}/input.png`, aspect_ratio: '1:1' }),
+    );
+    expect(single.status).toBe('completed');
+    expect(await decodeImage((await download(single.output)).path)).toMatchObject({
+      width: 1024,
+      height: 1024,
+    });
+    const list = await finished(await submit(EDIT, { prompt: 'x', image_urls: [`${imageBase}/input.png`] }));
+    expect(list.status).toBe('completed');
+  });
+
+  it.each([
+    [{ duration: 4, has_sound: true }, 4, 1280, 720, true],
+    [{ duration: '6', has_sound: 'false', aspect_ratio: '9:16' }, 6, 720, 1280, false],
+  ])(
+    'text-to-video %j is H.264 of the right length and size, audio exactly when asked',
+    async (input, seconds, width, height, audio) => {
+      const job = await finished(await submit(VIDEO, { prompt: 'waves on a beach', ...input }), 120_000);
+      expect(job.status).toBe('completed');
+      const out = job.outputs[0];
+      expect(out.type).toBe('video');
+      const video = await download(out.url);
+      expect(video.contentType).toBe('video/mp4');
+      const p = await probe(video.path);
+      expect(p.duration).toBeCloseTo(seconds, 0);
+      expect(p.video).toEqual({ codec: 'h264', width, height, pixFmt: 'yuv420p' });
+      expect(p.audio !== undefined).toBe(audio);
+      if (audio) expect(p.audio?.codec).toBe('aac');
+      for (const still of [out.thumbnail, out.posterImage]) {
+        const img = await decodeImage((await download(still)).path);
+        expect(img.width).toBeGreaterThan(0);
+      }
+      expect((await decodeImage((await download(out.posterImage)).path)).width).toBe(width);
+    },
+  );
+
+  it('a worker that fails reports the error, and the charge is refunded', async () => {
+    const before = await balance();
+    const job = await finished(await submit(EDIT, { prompt: 'x', image: `${imageBase}/missing.png` }));
+    expect(job).toMatchObject({ status: 'failed', progress: 0, output: null, outputs: null });
+    expect(job.error.code).toBe('GENERATION_FAILED');
+    expect(job.error.message).toContain('missing.png');
+    await eventually(async () => (await balance()) === before, 5_000, 'the refund');
+    expect(imbalance((await s.r.accounts.get('acme'))?.status)).toBe(0);
+  });
+
+  it('a deleted Pod is retried and the job still completes', async () => {
+    const jobId = await submit(VIDEO, { prompt: 'slow one', duration: 8 });
+    const first = `gj-${jobId}-1`;
+    await eventually(
+      async () => (await s.r.jobs.get(jobId))?.status?.phase === 'processing',
+      30_000,
+      'processing',
+    );
+    await deletePod(s.kube, first, { gracePeriodSeconds: 0 });
+    const job = await finished(jobId, 120_000);
+    expect(job.status).toBe('completed');
+    const cr = await s.r.jobs.get(jobId);
+    expect(cr?.status?.attempts).toBe(2);
+    expect(cr?.status?.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'False' });
+  });
+
+  it('the controller killed and restarted mid-run loses no job', async () => {
+    const ids = await Promise.all([1, 2, 3].map((i) => submit(IMAGE, { prompt: `restart ${i}` })));
+    await s.controller.stop();
+    s.controller = await s.startController();
+    const jobs = await Promise.all(ids.map((id) => finished(id)));
+    expect(jobs.map((j) => j.status)).toEqual(['completed', 'completed', 'completed']);
+  });
+
+  it('kubectl get gj shows the phases and kubectl describe tells the story in Events', async () => {
+    const jobId = await submit(IMAGE, { prompt: 'for kubectl' });
+    await finished(jobId);
+    const env = { ...process.env, KUBECONFIG: kubeconfigPath() };
+    const { stdout } = await run('kubectl', ['get', 'gj', jobId, '-n', s.kube.namespace], { env });
+    expect(stdout).toMatch(new RegExp(`${jobId}\\s+completed\\s+${IMAGE}\\s+100\\s+134000`));
+    const described = await eventually(
+      async () => {
+        const out = (await run('kubectl', ['describe', 'gj', jobId, '-n', s.kube.namespace], { env })).stdout;
+        return /Completed/.test(out) && /Started|Admitted/.test(out) ? out : undefined;
+      },
+      10_000,
+      'events in describe',
+    );
+    expect(described).toMatch(/Normal\s+Admitted/);
+  });
+});
+
+describe('waiting for capacity', () => {
+  it('a job of a paused model waits in pending, is cancellable, and its Pod never exists', async () => {
+    await applyConfigMap(s.kube, {
+      metadata: { name: 'catalog-paused', labels: { [CATALOG_LABEL]: 'true' } },
+      data: {
+        'paused.yaml': `models:
+  - provider: genjobs
+    name: paused
+    displayName: Paused
+    category: image
+    versions: [v1.0]
+    variants:
+      text-to-image:
+        inputSchema: { type: object, properties: { prompt: { type: string } } }
+        pricing: { baseCredits: 5000, unit: per_generation }
+        runtime: { type: builtin, maxConcurrency: 0, typicalSeconds: 5 }
+`,
+      },
+    });
+    await eventually(
+      () => s.api.catalog()?.variantsBySlug.has('genjobs/paused/text-to-image'),
+      5_000,
+      'catalog',
+    );
+    const before = await balance();
+    const jobId = await submit('genjobs/paused/text-to-image', { prompt: 'wait' });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await (await s.call(`/v1/jobs/${jobId}`, { key })).json()).status).toBe('pending');
+    const cancel = await (await s.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key })).json();
+    expect(cancel).toEqual({ jobId, status: 'cancelled', refundedMicroCents: 5_000 });
+    const pods = await s.kube.core.listNamespacedPod({
+      namespace: s.kube.namespace,
+      labelSelector: `genjobs.io/job=${jobId}`,
+    });
+    expect(pods.items).toHaveLength(0);
+    expect(await balance()).toBe(before);
+  });
+});

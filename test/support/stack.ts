@@ -1,0 +1,60 @@
+import { loadConfig } from '../../src/config.ts';
+import { type RunningController, startController } from '../../src/controller/main.ts';
+import { genjobsCommandMap, NodeAgent } from '../../src/dev/nodeagent.ts';
+import { createLogger, silentLogger } from '../../src/log.ts';
+import { startTestApi, type TestService } from './service.ts';
+
+export interface TestStack extends TestService {
+  controller: RunningController;
+  agent: NodeAgent;
+  /** Starts another controller on the same namespace (restarts, two replicas). */
+  startController(env?: NodeJS.ProcessEnv): Promise<RunningController>;
+}
+
+const log = (name: string) => (process.env.GENJOBS_TEST_LOGS ? createLogger(name, 'debug') : silentLogger());
+
+/**
+ * The whole service on a fresh namespace: the api, a controller, and a node agent that
+ * runs worker Pods as local `genjobs worker` processes (real ffmpeg, real files).
+ */
+export async function startTestStack(
+  prefix: string,
+  options: { slots?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<TestStack> {
+  const svc = await startTestApi(prefix, options.env);
+  const controllerEnv = (env: NodeJS.ProcessEnv = {}) =>
+    loadConfig({
+      HOST: '127.0.0.1',
+      GENJOBS_CONTROLLER_PORT: '0',
+      GENJOBS_PUBLIC_URL: svc.config.GENJOBS_PUBLIC_URL,
+      GENJOBS_BLOB_DIR: svc.config.GENJOBS_BLOB_DIR,
+      GENJOBS_BLOB_SECRET: svc.config.GENJOBS_BLOB_SECRET,
+      GENJOBS_LEADER_ELECTION: 'false',
+      GENJOBS_RETRY_BASE: '200ms',
+      ...options.env,
+      ...env,
+    });
+  const start = (env?: NodeJS.ProcessEnv) =>
+    startController({ config: controllerEnv(env), kube: svc.kube, log: log('controller') });
+  const controller = await start();
+  const agent = new NodeAgent(svc.kube, {
+    log: log('agent'),
+    nodeName: `node-${svc.kube.namespace}`,
+    slots: options.slots ?? 2,
+    commandMap: genjobsCommandMap(),
+    heartbeatIntervalMs: 10_000,
+  });
+  await agent.start();
+  const stack: TestStack = {
+    ...svc,
+    controller,
+    agent,
+    startController: start,
+    async stop() {
+      await agent.stop();
+      await stack.controller.stop().catch(() => {});
+      await svc.stop();
+    },
+  };
+  return stack;
+}
