@@ -11,7 +11,8 @@ import type { Kube } from '../../src/k8s/client.ts';
 import { applyConfigMap } from '../../src/k8s/configmaps.ts';
 import { type Resources, resources } from '../../src/k8s/resources.ts';
 import type { Scope } from '../../src/k8s/types.ts';
-import { createLogger, silentLogger } from '../../src/log.ts';
+import { createLogger, type Logger, silentLogger } from '../../src/log.ts';
+import { pino } from 'pino';
 import { testNamespace } from './cluster.ts';
 import { checkContract } from './contract.ts';
 
@@ -37,7 +38,7 @@ export interface TestService {
 const log = () => (process.env.GENJOBS_TEST_LOGS ? createLogger('test', 'debug') : silentLogger());
 
 /** The api on a fresh namespace with the default catalog installed. */
-export async function startTestApi(prefix: string, env: NodeJS.ProcessEnv = {}): Promise<TestService> {
+export async function startTestApi(prefix: string, env: NodeJS.ProcessEnv = {}, logger?: Logger): Promise<TestService> {
   const kube = await testNamespace(prefix);
   const dir = await mkdtemp(join(tmpdir(), 'genjobs-blobs-'));
   await applyConfigMap(kube, await defaultCatalogConfigMap());
@@ -50,7 +51,7 @@ export async function startTestApi(prefix: string, env: NodeJS.ProcessEnv = {}):
     GENJOBS_BLOB_SECRET: randomBytes(24).toString('hex'),
     ...env,
   });
-  const api = await startApi({ config, kube, log: log() });
+  const api = await startApi({ config, kube, log: logger ?? log() });
   await waitReady(api.url);
   const r = resources(kube);
   const admin = new AccountAdmin(r);
@@ -99,4 +100,11 @@ async function waitReady(url: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('api not ready within 20 s');
+}
+
+/** A logger that keeps every line in memory, to assert on what a process logged. */
+export function memoryLogger(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const log = pino({ level: 'debug' }, { write: (line: string) => lines.push(line) });
+  return { log, lines };
 }

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/config.ts';
 import { type RunningController, startController } from '../../src/controller/main.ts';
 import { genjobsCommandMap, NodeAgent } from '../../src/dev/nodeagent.ts';
-import { createLogger, silentLogger } from '../../src/log.ts';
+import { createLogger, type Logger, silentLogger } from '../../src/log.ts';
 import { startTestApi, type TestService } from './service.ts';
 
 export interface TestStack extends TestService {
@@ -19,9 +19,9 @@ const log = (name: string) => (process.env.GENJOBS_TEST_LOGS ? createLogger(name
  */
 export async function startTestStack(
   prefix: string,
-  options: { slots?: number; env?: NodeJS.ProcessEnv } = {},
+  options: { slots?: number; env?: NodeJS.ProcessEnv; logger?: Logger } = {},
 ): Promise<TestStack> {
-  const svc = await startTestApi(prefix, options.env);
+  const svc = await startTestApi(prefix, options.env, options.logger);
   const controllerEnv = (env: NodeJS.ProcessEnv = {}) =>
     loadConfig({
       HOST: '127.0.0.1',
@@ -35,7 +35,7 @@ export async function startTestStack(
       ...env,
     });
   const start = (env?: NodeJS.ProcessEnv) =>
-    startController({ config: controllerEnv(env), kube: svc.kube, log: log('controller') });
+    startController({ config: controllerEnv(env), kube: svc.kube, log: options.logger ?? log('controller') });
   const controller = await start();
   const agent = new NodeAgent(svc.kube, {
     log: log('agent'),

@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOG_LABEL } from '../../src/catalog/watcher.ts';
+import { applyConfigMap } from '../../src/k8s/configmaps.ts';
+import { eventually } from '../support/cluster.ts';
+import { startTestApi, type TestService } from '../support/service.ts';
+
+let svc: TestService;
+let keys: { plain: string; beta: string; vip: string; discounted: string };
+
+const acme = (extra = '') => `
+providers:
+  - { id: acme, name: Acme, description: Acme models, logoUrl: "https://acme.example/l.svg", website: "https://acme.example", color: "#0EA5E9" }
+models:
+  - provider: acme
+    name: beta-cam
+    displayName: Beta Cam
+    description: In beta.
+    category: image
+    visibility: segment
+    segments: [beta]
+    versions: [v1.0, v1.1, { version: v2.0, stable: false }]
+    variants:
+      text-to-image:
+        inputSchema: { type: object, additionalProperties: false, required: [prompt], properties: { prompt: { type: string } } }
+        pricing: { baseCredits: 100000, unit: per_generation }
+        runtime: { type: builtin, maxConcurrency: 1, typicalSeconds: 10 }
+  - provider: acme
+    name: secret-cam
+    displayName: Secret Cam
+    category: image
+    visibility: private
+    versions: [v1.0]
+    variants:
+      text-to-image:
+        inputSchema: { type: object, additionalProperties: false, required: [prompt], properties: { prompt: { type: string } } }
+        pricing: { baseCredits: 500000, unit: per_generation }
+        runtime: { type: builtin, maxConcurrency: 1, typicalSeconds: 10 }
+${extra}`;
+
+async function installAcme(yaml: string) {
+  await applyConfigMap(svc.kube, {
+    metadata: { name: 'catalog-acme', labels: { [CATALOG_LABEL]: 'true' } },
+    data: { 'acme.yaml': yaml },
+  });
+}
+
+beforeAll(async () => {
+  svc = await startTestApi('catalog-api');
+  await installAcme(acme());
+  keys = {
+    plain: await svc.account({ name: 'plain' }),
+    beta: await svc.account({ name: 'beta', segments: ['beta'] }),
+    vip: await svc.account({ name: 'vip', allowedModels: ['acme/secret-cam'] }),
+    discounted: await svc.account({ name: 'disc', discountPercent: 25 }),
+  };
+  await eventually(
+    () => svc.api.catalog()?.variantsBySlug.has('acme/beta-cam/text-to-image'),
+    5_000,
+    'acme catalog',
+  );
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const slugs = async (key?: string) =>
+  (await (await svc.call('/v1/catalog/models', { key })).json()).map((m: { slug: string }) => m.slug).sort();
+
+describe('catalog endpoints', () => {
+  it('4.7 lists public models to everyone, segment and private ones only to accounts that may see them', async () => {
+    const anonymous = await slugs();
+    expect(anonymous).toEqual([
+      'genjobs/reference-image/edit-image',
+      'genjobs/reference-image/text-to-image',
+      'genjobs/reference-video/text-to-video',
+    ]);
+    expect(await slugs(keys.plain)).toEqual(anonymous);
+    expect(await slugs(keys.beta)).toEqual([...anonymous, 'acme/beta-cam/text-to-image'].sort());
+    expect(await slugs(keys.vip)).toEqual([...anonymous, 'acme/secret-cam/text-to-image'].sort());
+    const bad = await svc.call('/v1/catalog/models', { key: `gjk_${'x'.repeat(40)}` });
+    expect(bad.status).toBe(401);
+  });
+
+  it("4.7 items have exactly the fields of 2.6, with the caller's discount in the price", async () => {
+    const [item] = (await (await svc.call('/v1/catalog/models?capability=text-to-image')).json()) as Array<
+      Record<string, unknown>
+    >;
+    expect(Object.keys(item!).sort()).toEqual([
+      'capability',
+      'category',
+      'pricing',
+      'provider',
+      'ratings',
+      'slug',
+      'tags',
+    ]);
+    expect(item).toMatchObject({
+      slug: 'genjobs/reference-image/text-to-image',
+      pricing: { baseCredits: 134_000, unit: 'per_generation' },
+    });
+    const mine = await (
+      await svc.call('/v1/catalog/models?capability=text-to-image', { key: keys.discounted })
+    ).json();
+    expect(mine[0].pricing.baseCredits).toBe(100_500);
+  });
+
+  it('4.8 resolves the two-part slug to the default capability and lists siblings', async () => {
+    const two = await (await svc.call('/v1/catalog/models/genjobs/reference-image')).json();
+    expect(two.slug).toBe('genjobs/reference-image/text-to-image');
+    expect(Object.keys(two).sort()).toEqual([
+      'capability',
+      'category',
+      'description',
+      'inputSchema',
+      'name',
+      'pricing',
+      'provider',
+      'siblings',
+      'slug',
+    ]);
+    expect(two.siblings).toEqual([{ slug: 'genjobs/reference-image/edit-image', capability: 'edit-image' }]);
+    expect(two.inputSchema.required).toEqual(['prompt']);
+    const three = await (await svc.call('/v1/catalog/models/genjobs/reference-image/edit-image')).json();
+    expect(three.capability).toBe('edit-image');
+    const hidden = await svc.call('/v1/catalog/models/acme/beta-cam');
+    expect([hidden.status, (await hidden.json()).code]).toEqual([404, 'MODEL_NOT_FOUND']);
+  });
+
+  it('4.9 and 4.10 list providers with models, and one provider with its models', async () => {
+    const providers = await (await svc.call('/v1/catalog/providers')).json();
+    // acme has only segment/private models, so anonymously it has none and is left out.
+    expect(providers.map((p: { id: string }) => p.id)).toEqual(['genjobs']);
+    expect(providers[0]).toMatchObject({ modelCount: 3, color: expect.stringMatching(/^#/) });
+    const detail = await (await svc.call('/v1/catalog/providers/genjobs')).json();
+    expect(detail.models).toHaveLength(3);
+    const missing = await svc.call('/v1/catalog/providers/nope');
+    expect([missing.status, (await missing.json()).code]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  it('4.11 and 4.12 list capability groups in order and categories with live counts', async () => {
+    const groups = await (await svc.call('/v1/catalog/capability-groups')).json();
+    expect(groups.map((g: { id: string }) => g.id)).toEqual([
+      'text-to-video',
+      'image-to-video',
+      'text-to-image',
+    ]);
+    expect(groups.map((g: { order: number }) => g.order)).toEqual(
+      [...groups.map((g: { order: number }) => g.order)].sort((a, b) => a - b),
+    );
+    const cats = await (await svc.call('/v1/catalog/categories')).json();
+    expect(cats).toEqual([
+      expect.objectContaining({ id: 'video', modelCount: 1 }),
+      expect.objectContaining({ id: 'image', modelCount: 2 }),
+    ]);
+  });
+
+  it('4.13 and 4.14 list what the key may use, with x-api-key and list_models, cached 5 minutes', async () => {
+    const res = await svc.call('/v1/models', { headers: { 'x-api-key': keys.vip } });
+    expect(res.headers.get('cache-control')).toBe('private, max-age=300');
+    const { models } = await res.json();
+    const secret = models.find((m: { id: string }) => m.id === 'acme/secret-cam/text-to-image');
+    expect(secret).toEqual({
+      id: 'acme/secret-cam/text-to-image',
+      providerId: 'acme',
+      providerName: 'Acme',
+      name: 'Secret Cam',
+      description: '',
+      category: 'image',
+      currentVersion: 'v1.0',
+      versionCount: 1,
+      currentVersionPricing: { baseCredits: 500_000, unit: 'per_generation' },
+    });
+    const beta = await (
+      await svc.call('/v1/providers/acme/models', { headers: { 'x-api-key': keys.beta } })
+    ).json();
+    expect(beta.provider).toMatchObject({ id: 'acme', categories: ['image'], isActive: true });
+    expect(beta.models).toEqual([
+      expect.objectContaining({ id: 'acme/beta-cam/text-to-image', currentVersion: 'v1.1', versionCount: 3 }),
+    ]);
+    expect(beta.models[0]).not.toHaveProperty('providerId');
+    const bearer = await svc.call('/v1/models', { key: keys.vip });
+    expect([bearer.status, (await bearer.json()).code]).toEqual([401, 'UNAUTHENTICATED']);
+    const noScope = await svc.account({ name: 'noscope' }, ['check_status']);
+    const scoped = await svc.call('/v1/models', { headers: { 'x-api-key': noScope } });
+    expect([scoped.status, (await scoped.json()).code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+  });
+
+  it('submit: a private model without access is 403 MODEL_ACCESS_DENIED, a segment model outside the segment 404', async () => {
+    const submit = (key: string, model: string) =>
+      svc.call('/v1/jobs/submit', { method: 'POST', key, json: { model, input: { prompt: 'x' } } });
+    const denied = await submit(keys.plain, 'acme/secret-cam/text-to-image');
+    expect([denied.status, (await denied.json()).code]).toEqual([403, 'MODEL_ACCESS_DENIED']);
+    const hidden = await submit(keys.plain, 'acme/beta-cam/text-to-image');
+    expect([hidden.status, (await hidden.json()).code]).toEqual([404, 'MODEL_NOT_FOUND']);
+    expect((await submit(keys.vip, 'acme/secret-cam/text-to-image')).status).toBe(200);
+    const beta = await (await submit(keys.beta, 'acme/beta-cam')).json();
+    expect(beta.costMicroCents).toBe(100_000);
+  });
+
+  it('a ConfigMap edit is served within 2 s; a broken one keeps the last good catalog and leaves an Event', async () => {
+    const extra = `  - provider: acme
+    name: new-cam
+    displayName: New Cam
+    category: image
+    versions: [v1.0]
+    variants:
+      text-to-image:
+        inputSchema: { type: object, properties: { prompt: { type: string } } }
+        pricing: { baseCredits: 1000, unit: per_generation }
+        runtime: { type: builtin, maxConcurrency: 1, typicalSeconds: 10 }
+`;
+    const edited = Date.now();
+    await installAcme(acme(extra));
+    await eventually(
+      async () => (await slugs()).includes('acme/new-cam/text-to-image'),
+      2_000,
+      'the new model served',
+    );
+    expect(Date.now() - edited).toBeLessThan(2_000);
+
+    await installAcme(`${acme(extra)}\n  - provider: nobody\n    name: broken\n`);
+    const event = await eventually(
+      async () => {
+        const list = await svc.kube.core.listNamespacedEvent({ namespace: svc.kube.namespace });
+        return list.items.find(
+          (e) => e.involvedObject.name === 'catalog-acme' && e.reason === 'CatalogInvalid',
+        );
+      },
+      5_000,
+      'a CatalogInvalid event',
+    );
+    expect(event.type).toBe('Warning');
+    expect(event.message).toMatch(/previous catalog stays/);
+    expect(await slugs()).toContain('acme/new-cam/text-to-image');
+    const metrics = await (await fetch(`${svc.api.url}/metrics`)).text();
+    expect(metrics).toMatch(/genjobs_catalog_reloads_total\{result="error"\} [1-9]/);
+  });
+});

@@ -1,0 +1,134 @@
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/dev/controlplane.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
+import { imbalance } from '../../src/ledger/ops.ts';
+import { eventually, kubeconfigPath } from '../support/cluster.ts';
+import { memoryLogger } from '../support/service.ts';
+import { startTestStack, type TestStack } from '../support/stack.ts';
+
+const run = promisify(execFile);
+let s: TestStack;
+const logs = memoryLogger();
+
+beforeAll(async () => {
+  s = await startTestStack('ledger', { env: { GENJOBS_RESERVATION_GRACE: '1s' }, logger: logs.log });
+});
+afterAll(async () => s?.stop());
+
+const IMAGE = 'genjobs/reference-image/text-to-image';
+const account = async (name: string) => (await s.r.accounts.get(name))!;
+
+describe('the ledger on a real Account', () => {
+  it('200 concurrent reservations from two writers against a balance for 57: exactly 57 succeed', async () => {
+    const cost = 134_000;
+    await s.admin.createAccount({ name: 'race', plan: 'enterprise', grantMicroCents: cost * 57 + 5_000 });
+    // Two ledgers stand for two api replicas: their writes conflict and are retried.
+    const ledgers = [0, 1].map(() => new Ledger({ accounts: s.r.accounts }));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => ledgers[i % 2]!.run('race', { kind: 'reserve', jobId: `job-${i}`, cost, maxConcurrent: 1_000 })),
+    );
+    const ok = results.filter((r) => r.ok).length;
+    expect(ok).toBe(57);
+    expect(results.filter((r) => !r.ok && r.reason === 'INSUFFICIENT_BALANCE')).toHaveLength(143);
+    const status = (await account('race')).status!;
+    expect(status.balanceMicroCents).toBe(5_000);
+    expect(Object.keys(status.reservations ?? {})).toHaveLength(57);
+    expect(imbalance(status)).toBe(0);
+  });
+
+  it('the plan concurrency limit is exact under parallel submits, and a settled slot is usable again', async () => {
+    const key = await s.account({ name: 'freebie', plan: 'free' });
+    // With the controller stopped nothing settles behind the test's back.
+    const submit = () => s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: IMAGE, input: { prompt: 'x' }, } });
+    await s.controller.stop();
+    const answers = await Promise.all(Array.from({ length: 6 }, submit));
+    const ok = answers.filter((a) => a.status === 200);
+    expect(ok).toHaveLength(2);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).toHaveLength(4);
+    expect(refused[0]!.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await refused[0]!.json()).code).toBe('CONCURRENT_JOBS_EXCEEDED');
+    const { jobId } = await ok[0]!.json();
+    await s.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key });
+    expect((await submit()).status).toBe(200);
+    expect((await submit()).status).toBe(429);
+    s.controller = await s.startController();
+    expect(imbalance((await account('freebie')).status)).toBe(0);
+  });
+
+  it('a process killed between reserving and creating the job: the reservation is refunded once, nothing lost', async () => {
+    await s.admin.createAccount({ name: 'crash', plan: 'pro', grantMicroCents: 1_000_000 });
+    await eventually(async () => (await account('crash')).status?.balanceMicroCents === 1_000_000, 5_000, 'grant applied');
+    const script = `
+      import { connect } from '${REPO_ROOT}src/k8s/client.ts';
+      import { resources } from '${REPO_ROOT}src/k8s/resources.ts';
+      import { Ledger } from '${REPO_ROOT}src/ledger/ledger.ts';
+      const r = resources(connect({ kubeconfig: process.env.KC, namespace: process.env.NS }));
+      await new Ledger({ accounts: r.accounts }).run('crash', { kind: 'reserve', jobId: 'never-created', cost: 300000, maxConcurrent: 20 });
+      process.kill(process.pid, 'SIGKILL'); // dies before the job create, as an api could
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, KC: kubeconfigPath(), NS: s.kube.namespace }, stdio: 'inherit' });
+    const [, signal] = await once(child, 'exit');
+    expect(signal).toBe('SIGKILL');
+    expect((await account('crash')).status?.reservations).toEqual({ 'never-created': 300_000 });
+    await eventually(async () => (await account('crash')).status?.balanceMicroCents === 1_000_000, 15_000, 'the orphan refunded');
+    const after = (await account('crash')).status!;
+    expect(after.reservations ?? {}).toEqual({});
+    expect(imbalance(after)).toBe(0);
+    // The reconciler runs again (restart) and refunds nothing more.
+    await s.controller.stop();
+    s.controller = await s.startController();
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await account('crash')).status?.balanceMicroCents).toBe(1_000_000);
+  });
+
+  it('grants are applied exactly once across controller restarts', async () => {
+    await s.admin.createAccount({ name: 'grants', plan: 'pro', grantMicroCents: 500 });
+    for (let i = 0; i < 3; i++) {
+      await s.admin.grant('grants', 100);
+      await s.controller.stop();
+      s.controller = await s.startController();
+    }
+    await eventually(async () => (await account('grants')).status?.balanceMicroCents === 800, 10_000, 'grants applied');
+    await new Promise((r) => setTimeout(r, 1_000));
+    const st = (await account('grants')).status!;
+    expect([st.balanceMicroCents, st.appliedGrantMicroCents]).toEqual([800, 800]);
+    expect(st.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+  });
+});
+
+describe('API keys', () => {
+  it('create, use, scope refused, revoke, refused within 2 s; the secret is stored nowhere', async () => {
+    await s.admin.createAccount({ name: 'keyed', plan: 'pro', grantMicroCents: 10_000_000 });
+    const env = { ...process.env, KUBECONFIG: kubeconfigPath() };
+    const cli = (...args: string[]) => run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, ...args], { env });
+    const created = JSON.parse((await cli('keys', 'create', '--account', 'keyed', '--scopes', 'check_status', '-o', 'json')).stdout);
+    expect(created.key).toMatch(/^gjk_[A-Za-z0-9]{40}$/);
+    const key: string = created.key;
+
+    const est = await s.call('/v1/jobs/estimate', { method: 'POST', key, json: { model: IMAGE } });
+    expect(est.status).toBe(200);
+    const submit = await s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: IMAGE, input: { prompt: 'x' } } });
+    expect([submit.status, (await submit.json()).code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+
+    await cli('keys', 'revoke', created.name);
+    const revokedAt = Date.now();
+    await eventually(async () => (await s.call('/v1/jobs/estimate', { method: 'POST', key, json: { model: IMAGE } })).status === 401, 2_000, 'revocation');
+    expect(Date.now() - revokedAt).toBeLessThan(2_000);
+
+    const secret = key.slice(4);
+    const everything = JSON.stringify([
+      await s.r.apiKeys.listAll(),
+      await s.r.accounts.listAll(),
+      await s.r.jobs.listAll(),
+      (await s.kube.core.listNamespacedEvent({ namespace: s.kube.namespace })).items,
+      (await cli('keys', 'list', '-o', 'json')).stdout,
+    ]);
+    expect(everything).not.toContain(secret);
+    expect(logs.lines.join('\n')).not.toContain(secret);
+    expect(logs.lines.length).toBeGreaterThan(0);
+  });
+});
