@@ -28,7 +28,9 @@ describe('the ledger on a real Account', () => {
     // Two ledgers stand for two api replicas: their writes conflict and are retried.
     const ledgers = [0, 1].map(() => new Ledger({ accounts: s.r.accounts }));
     const results = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => ledgers[i % 2]!.run('race', { kind: 'reserve', jobId: `job-${i}`, cost, maxConcurrent: 1_000 })),
+      Array.from({ length: 200 }, (_, i) =>
+        ledgers[i % 2]!.run('race', { kind: 'reserve', jobId: `job-${i}`, cost, maxConcurrent: 1_000 }),
+      ),
     );
     const ok = results.filter((r) => r.ok).length;
     expect(ok).toBe(57);
@@ -42,7 +44,8 @@ describe('the ledger on a real Account', () => {
   it('the plan concurrency limit is exact under parallel submits, and a settled slot is usable again', async () => {
     const key = await s.account({ name: 'freebie', plan: 'free' });
     // With the controller stopped nothing settles behind the test's back.
-    const submit = () => s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: IMAGE, input: { prompt: 'x' }, } });
+    const submit = () =>
+      s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: IMAGE, input: { prompt: 'x' } } });
     await s.controller.stop();
     const answers = await Promise.all(Array.from({ length: 6 }, submit));
     const ok = answers.filter((a) => a.status === 200);
@@ -61,7 +64,11 @@ describe('the ledger on a real Account', () => {
 
   it('a process killed between reserving and creating the job: the reservation is refunded once, nothing lost', async () => {
     await s.admin.createAccount({ name: 'crash', plan: 'pro', grantMicroCents: 1_000_000 });
-    await eventually(async () => (await account('crash')).status?.balanceMicroCents === 1_000_000, 5_000, 'grant applied');
+    await eventually(
+      async () => (await account('crash')).status?.balanceMicroCents === 1_000_000,
+      5_000,
+      'grant applied',
+    );
     const script = `
       import { connect } from '${REPO_ROOT}src/k8s/client.ts';
       import { resources } from '${REPO_ROOT}src/k8s/resources.ts';
@@ -70,11 +77,18 @@ describe('the ledger on a real Account', () => {
       await new Ledger({ accounts: r.accounts }).run('crash', { kind: 'reserve', jobId: 'never-created', cost: 300000, maxConcurrent: 20 });
       process.kill(process.pid, 'SIGKILL'); // dies before the job create, as an api could
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, KC: kubeconfigPath(), NS: s.kube.namespace }, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, KC: kubeconfigPath(), NS: s.kube.namespace },
+      stdio: 'inherit',
+    });
     const [, signal] = await once(child, 'exit');
     expect(signal).toBe('SIGKILL');
     expect((await account('crash')).status?.reservations).toEqual({ 'never-created': 300_000 });
-    await eventually(async () => (await account('crash')).status?.balanceMicroCents === 1_000_000, 15_000, 'the orphan refunded');
+    await eventually(
+      async () => (await account('crash')).status?.balanceMicroCents === 1_000_000,
+      15_000,
+      'the orphan refunded',
+    );
     const after = (await account('crash')).status!;
     expect(after.reservations ?? {}).toEqual({});
     expect(imbalance(after)).toBe(0);
@@ -92,7 +106,11 @@ describe('the ledger on a real Account', () => {
       await s.controller.stop();
       s.controller = await s.startController();
     }
-    await eventually(async () => (await account('grants')).status?.balanceMicroCents === 800, 10_000, 'grants applied');
+    await eventually(
+      async () => (await account('grants')).status?.balanceMicroCents === 800,
+      10_000,
+      'grants applied',
+    );
     await new Promise((r) => setTimeout(r, 1_000));
     const st = (await account('grants')).status!;
     expect([st.balanceMicroCents, st.appliedGrantMicroCents]).toEqual([800, 800]);
@@ -104,19 +122,31 @@ describe('API keys', () => {
   it('create, use, scope refused, revoke, refused within 2 s; the secret is stored nowhere', async () => {
     await s.admin.createAccount({ name: 'keyed', plan: 'pro', grantMicroCents: 10_000_000 });
     const env = { ...process.env, KUBECONFIG: kubeconfigPath() };
-    const cli = (...args: string[]) => run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, ...args], { env });
-    const created = JSON.parse((await cli('keys', 'create', '--account', 'keyed', '--scopes', 'check_status', '-o', 'json')).stdout);
+    const cli = (...args: string[]) =>
+      run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, ...args], { env });
+    const created = JSON.parse(
+      (await cli('keys', 'create', '--account', 'keyed', '--scopes', 'check_status', '-o', 'json')).stdout,
+    );
     expect(created.key).toMatch(/^gjk_[A-Za-z0-9]{40}$/);
     const key: string = created.key;
 
     const est = await s.call('/v1/jobs/estimate', { method: 'POST', key, json: { model: IMAGE } });
     expect(est.status).toBe(200);
-    const submit = await s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: IMAGE, input: { prompt: 'x' } } });
+    const submit = await s.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: IMAGE, input: { prompt: 'x' } },
+    });
     expect([submit.status, (await submit.json()).code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
 
     await cli('keys', 'revoke', created.name);
     const revokedAt = Date.now();
-    await eventually(async () => (await s.call('/v1/jobs/estimate', { method: 'POST', key, json: { model: IMAGE } })).status === 401, 2_000, 'revocation');
+    await eventually(
+      async () =>
+        (await s.call('/v1/jobs/estimate', { method: 'POST', key, json: { model: IMAGE } })).status === 401,
+      2_000,
+      'revocation',
+    );
     expect(Date.now() - revokedAt).toBeLessThan(2_000);
 
     const secret = key.slice(4);

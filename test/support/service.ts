@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { AccountAdmin, type NewAccount } from '../../src/accounts/admin.ts';
 import { type RunningApi, startApi } from '../../src/api/main.ts';
 import { defaultCatalogConfigMap } from '../../src/catalog/install.ts';
@@ -12,7 +13,6 @@ import { applyConfigMap } from '../../src/k8s/configmaps.ts';
 import { type Resources, resources } from '../../src/k8s/resources.ts';
 import type { Scope } from '../../src/k8s/types.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/log.ts';
-import { pino } from 'pino';
 import { testNamespace } from './cluster.ts';
 import { checkContract } from './contract.ts';
 
@@ -38,7 +38,13 @@ export interface TestService {
 const log = () => (process.env.GENJOBS_TEST_LOGS ? createLogger('test', 'debug') : silentLogger());
 
 /** The api on a fresh namespace with the default catalog installed. */
-export async function startTestApi(prefix: string, env: NodeJS.ProcessEnv = {}, logger?: Logger): Promise<TestService> {
+export async function startTestApi(
+  prefix: string,
+  env: NodeJS.ProcessEnv = {},
+  logger?: Logger,
+  /** The identity the api runs as (default: the admin). */
+  apiIdentity?: (admin: Kube) => Promise<Kube>,
+): Promise<TestService> {
   const kube = await testNamespace(prefix);
   const dir = await mkdtemp(join(tmpdir(), 'genjobs-blobs-'));
   await applyConfigMap(kube, await defaultCatalogConfigMap());
@@ -51,7 +57,11 @@ export async function startTestApi(prefix: string, env: NodeJS.ProcessEnv = {}, 
     GENJOBS_BLOB_SECRET: randomBytes(24).toString('hex'),
     ...env,
   });
-  const api = await startApi({ config, kube, log: logger ?? log() });
+  const api = await startApi({
+    config,
+    kube: apiIdentity ? await apiIdentity(kube) : kube,
+    log: logger ?? log(),
+  });
   await waitReady(api.url);
   const r = resources(kube);
   const admin = new AccountAdmin(r);
