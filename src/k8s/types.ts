@@ -94,7 +94,6 @@ export interface GenerationJobStatus {
   startedAt?: string;
   completedAt?: string;
   refundedMicroCents?: number;
-  settled?: boolean;
   attempts?: number;
   podName?: string;
   observedGeneration?: number;
