@@ -14,7 +14,13 @@ export class BlobSink implements OutputSink {
   private readonly grant: string;
   private readonly fetchImpl: typeof fetch;
 
-  constructor(o: { jobId: string; uploadUrl: string; publicUrl: string; grant: string; fetch?: typeof fetch }) {
+  constructor(o: {
+    jobId: string;
+    uploadUrl: string;
+    publicUrl: string;
+    grant: string;
+    fetch?: typeof fetch;
+  }) {
     this.jobId = o.jobId;
     this.uploadUrl = o.uploadUrl;
     this.publicUrl = o.publicUrl.replace(/\/+$/, '');

@@ -13,7 +13,12 @@ export function workerEntrypoint(env: WorkerEnv): Promise<number> {
       const uploadUrl = env.GENJOBS_BLOB_URL;
       const grant = env.GENJOBS_BLOB_GRANT;
       if (!uploadUrl || !grant) throw new Error('GENJOBS_BLOB_URL and GENJOBS_BLOB_GRANT must be set');
-      return new BlobSink({ jobId: job.jobId, uploadUrl, grant, publicUrl: env.GENJOBS_BLOB_PUBLIC_URL ?? uploadUrl });
+      return new BlobSink({
+        jobId: job.jobId,
+        uploadUrl,
+        grant,
+        publicUrl: env.GENJOBS_BLOB_PUBLIC_URL ?? uploadUrl,
+      });
     },
   });
 }
