@@ -11,6 +11,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
+          sequence: { groupOrder: 0 },
           testTimeout: 60_000,
         },
       },
@@ -18,6 +19,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          sequence: { groupOrder: 1 },
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -1,4 +1,5 @@
 import { loadConfig } from '../../src/config.ts';
+import { MERGE_PATCH } from '../../src/k8s/client.ts';
 import { type RunningController, startController } from '../../src/controller/main.ts';
 import { genjobsCommandMap, NodeAgent } from '../../src/dev/nodeagent.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/log.ts';
@@ -22,6 +23,12 @@ export async function startTestStack(
   options: { slots?: number; env?: NodeJS.ProcessEnv; logger?: Logger } = {},
 ): Promise<TestStack> {
   const svc = await startTestApi(prefix, options.env, options.logger);
+  // The apiserver's Pod Security admission refuses any worker Pod that breaks the
+  // "restricted" profile, so every job of every stack test checks the Pod spec for real.
+  await svc.kube.core.patchNamespace(
+    { name: svc.kube.namespace, body: { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } } },
+    MERGE_PATCH,
+  );
   const controllerEnv = (env: NodeJS.ProcessEnv = {}) =>
     loadConfig({
       HOST: '127.0.0.1',

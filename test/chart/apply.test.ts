@@ -1,0 +1,193 @@
+import { cp, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { REPO_ROOT } from '../../src/dev/controlplane.ts';
+import { ensureNamespace } from '../../src/k8s/crds.ts';
+import { eventually, kubeconfigPath, testNamespace } from '../support/cluster.ts';
+import { helm, kubectl, type Manifest, render } from './helm.ts';
+import { VARIANTS } from './variants.ts';
+
+/**
+ * The rendered manifests against the real apiserver: server-side dry-run validates every
+ * object against the served schemas (CRDs included), and the RBAC objects, applied for
+ * real, are asked what they allow through impersonation.
+ */
+
+// The bare control plane has no Prometheus Operator: minimal stand-ins for its two kinds,
+// so the monitoring objects are at least checked for kind, scope and metadata.
+const MONITORING_CRDS = ['ServiceMonitor', 'PrometheusRule'].map((kind) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `${kind.toLowerCase()}s.monitoring.coreos.com` },
+  spec: {
+    group: 'monitoring.coreos.com',
+    scope: 'Namespaced',
+    names: { kind, plural: `${kind.toLowerCase()}s`, singular: kind.toLowerCase(), listKind: `${kind}List` },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+}));
+
+let kubeconfig: string;
+
+beforeAll(async () => {
+  await helm();
+  kubeconfig = kubeconfigPath();
+  const r = await kubectl(
+    kubeconfig,
+    ['apply', '-f', '-'],
+    MONITORING_CRDS.map((c) => stringify(c)).join('---\n'),
+  );
+  expect(r.code, r.stderr).toBe(0);
+  const established = await kubectl(kubeconfig, [
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    ...MONITORING_CRDS.map((c) => `crd/${c.metadata.name}`),
+  ]);
+  expect(established.code, established.stderr).toBe(0);
+}, 900_000);
+
+async function dryRun(namespace: string, manifests: string) {
+  return kubectl(kubeconfig, ['apply', '--dry-run=server', '--namespace', namespace, '-f', '-'], manifests);
+}
+
+describe('kubectl apply --dry-run=server', () => {
+  it.each(Object.entries(VARIANTS))('%s: every rendered object is accepted', async (_, values) => {
+    const ns = (await testNamespace('chart-dry')).namespace;
+    const { text, objects } = await render(values, { namespace: ns });
+    const r = await dryRun(ns, text);
+    expect(r.code, r.stderr).toBe(0);
+    const accepted = r.stdout.split('\n').filter((l) => l.endsWith('(server dry run)'));
+    expect(accepted).toHaveLength(objects.length);
+  });
+
+  it('deploy/base (moved to a namespace by an overlay) and the examples are accepted', async () => {
+    const ns = (await testNamespace('chart-base')).namespace;
+    const dir = await mkdtemp(join(tmpdir(), 'genjobs-overlay-'));
+    await cp(join(REPO_ROOT, 'deploy/base'), join(dir, 'base'), { recursive: true });
+    await writeFile(join(dir, 'kustomization.yaml'), stringify({ namespace: ns, resources: ['base'] }));
+    const built = await kubectl(kubeconfig, ['kustomize', dir]);
+    expect(built.code, built.stderr).toBe(0);
+    expect(built.stdout).not.toContain('namespace: genjobs\n');
+    const base = await dryRun(ns, built.stdout);
+    expect(base.code, base.stderr).toBe(0);
+    const examples = await kubectl(kubeconfig, [
+      'apply',
+      '--dry-run=server',
+      '--namespace',
+      ns,
+      '-f',
+      join(REPO_ROOT, 'deploy/examples'),
+    ]);
+    expect(examples.code, examples.stderr).toBe(0);
+    expect(examples.stdout).toContain('account.genjobs.io/acme-studio created (server dry run)');
+    expect(examples.stdout).toContain('configmap/catalog-acme created (server dry run)');
+  });
+});
+
+describe('RBAC of the rendered Roles, asked of the apiserver', () => {
+  let ns: string;
+  let webhookNs: string;
+  const sa = (name: string) => `system:serviceaccount:${ns}:genjobs-${name}`;
+  async function can(who: string, verb: string, resource: string, namespace = ns): Promise<boolean> {
+    const r = await kubectl(kubeconfig, [
+      'auth',
+      'can-i',
+      verb,
+      resource,
+      '--namespace',
+      namespace,
+      '--as',
+      who,
+    ]);
+    if (r.code !== 0 && r.stdout.trim() !== 'no') throw new Error(`kubectl auth can-i failed: ${r.stderr}`);
+    return r.stdout.trim() === 'yes';
+  }
+
+  beforeAll(async () => {
+    const kube = await testNamespace('chart-rbac');
+    ns = kube.namespace;
+    webhookNs = `${ns}-wh`;
+    await ensureNamespace(kube, webhookNs);
+    const { objects } = await render(
+      { webhooks: { secretNamespace: webhookNs, createSecretNamespace: false } },
+      { namespace: ns },
+    );
+    const rbac = objects.filter((o: Manifest) => ['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind));
+    const r = await kubectl(kubeconfig, ['apply', '-f', '-'], rbac.map((o) => stringify(o)).join('---\n'));
+    expect(r.code, r.stderr).toBe(0);
+    // The authorizer sees new bindings through its informers, a moment after the write.
+    await eventually(
+      () => can(sa('controller'), 'create', 'pods'),
+      10_000,
+      'the RoleBindings to take effect',
+    );
+  });
+
+  it.each([
+    ['get', 'generationjobs.genjobs.io', true],
+    ['create', 'generationjobs.genjobs.io', true],
+    ['patch', 'generationjobs.genjobs.io/status', true],
+    ['create', 'accounts.genjobs.io', true],
+    ['create', 'apikeys.genjobs.io', true],
+    ['watch', 'configmaps', true],
+    ['create', 'events', true],
+    ['delete', 'generationjobs.genjobs.io', false],
+    ['delete', 'apikeys.genjobs.io', false],
+    ['update', 'configmaps', false],
+    ['create', 'pods', false],
+    ['get', 'pods', false],
+    ['get', 'secrets', false],
+    ['create', 'leases.coordination.k8s.io', false],
+  ] as const)('the api may %s %s: %s', async (verb, resource, allowed) => {
+    expect(await can(sa('api'), verb, resource)).toBe(allowed);
+  });
+
+  it.each([
+    ['create', 'pods', true],
+    ['delete', 'pods', true],
+    ['delete', 'generationjobs.genjobs.io', true],
+    ['update', 'accounts.genjobs.io/status', true],
+    ['create', 'leases.coordination.k8s.io', true],
+    ['update', 'leases.coordination.k8s.io/genjobs-controller', true],
+    ['update', 'leases.coordination.k8s.io/someone-else', false],
+    ['create', 'generationjobs.genjobs.io', false],
+    ['update', 'apikeys.genjobs.io', false],
+    ['update', 'configmaps', false],
+    ['get', 'secrets', false],
+    ['get', 'secrets/genjobs-blob', false],
+    ['list', 'secrets', false],
+  ] as const)('the controller may %s %s in the release namespace: %s', async (verb, resource, allowed) => {
+    expect(await can(sa('controller'), verb, resource)).toBe(allowed);
+  });
+
+  it('the controller reads and writes webhook Secrets only in their own namespace, and lists none', async () => {
+    expect(await can(sa('controller'), 'get', 'secrets/genjobs-webhook-acme', webhookNs)).toBe(true);
+    expect(await can(sa('controller'), 'create', 'secrets', webhookNs)).toBe(true);
+    expect(await can(sa('controller'), 'update', 'secrets', webhookNs)).toBe(true);
+    expect(await can(sa('controller'), 'list', 'secrets', webhookNs)).toBe(false);
+    expect(await can(sa('controller'), 'get', 'secrets/genjobs-webhook-acme')).toBe(false);
+    expect(await can(sa('api'), 'get', 'secrets', webhookNs)).toBe(false);
+  });
+
+  it('the worker ServiceAccount may do nothing', async () => {
+    for (const [verb, resource] of [
+      ['get', 'pods'],
+      ['list', 'configmaps'],
+      ['get', 'secrets'],
+      ['get', 'generationjobs.genjobs.io'],
+      ['create', 'events'],
+    ] as const) {
+      expect(await can(sa('worker'), verb, resource), `${verb} ${resource}`).toBe(false);
+    }
+  });
+});

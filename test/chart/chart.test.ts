@@ -1,0 +1,410 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { buildCatalog, readDefaultCatalogSource } from '../../src/catalog/load.ts';
+import { configSchema } from '../../src/config.ts';
+import { REPO_ROOT } from '../../src/dev/controlplane.ts';
+import { createMetrics } from '../../src/metrics.ts';
+import {
+  CHART,
+  envOf,
+  find,
+  helm,
+  lint,
+  type Manifest,
+  parseManifests,
+  render,
+  run,
+  template,
+} from './helm.ts';
+import { BAD_VALUES, VARIANTS } from './variants.ts';
+
+beforeAll(async () => {
+  await helm();
+}, 900_000);
+
+const deployments = (objects: Manifest[]) => [
+  find(objects, 'Deployment', 'genjobs-api'),
+  find(objects, 'Deployment', 'genjobs-controller'),
+];
+
+describe('helm lint --strict and helm template', () => {
+  it.each(Object.entries(VARIANTS))(
+    '%s: lint passes with no warning and every document parses',
+    async (_, values) => {
+      const linted = await lint(values);
+      expect(linted.code, linted.stdout + linted.stderr).toBe(0);
+      expect(linted.stdout).not.toMatch(/\[(WARNING|ERROR)\]/);
+      const { objects } = await render(values);
+      expect(objects.length).toBeGreaterThan(10);
+      for (const o of objects) expect(o.metadata.name, `${o.kind} without a name`).toBeTruthy();
+    },
+  );
+
+  it.each(BAD_VALUES)('$what is refused by lint and by template: $mentions', async ({ values, mentions }) => {
+    const linted = await lint(values);
+    expect(linted.code).not.toBe(0);
+    expect(linted.stdout + linted.stderr).toContain(mentions);
+    const rendered = await template(values);
+    expect(rendered.code).not.toBe(0);
+    expect(rendered.stderr).toContain(mentions);
+  });
+});
+
+describe('default values', () => {
+  let objects: Manifest[];
+  beforeAll(async () => {
+    ({ objects } = await render());
+  });
+
+  it('run the api and two leader-electing controllers from one image with the restricted security context', () => {
+    const [api, controller] = deployments(objects);
+    expect(api!.spec.replicas).toBe(2);
+    expect(controller!.spec.replicas).toBe(2);
+    for (const [d, args, port] of [
+      [api!, ['api'], 'http'],
+      [controller!, ['controller'], 'metrics'],
+    ] as const) {
+      const pod = d.spec.template.spec;
+      const c = pod.containers[0];
+      expect(c.image).toBe('ghcr.io/genjobs/genjobs:0.1.0');
+      expect(c.command).toBeUndefined(); // the image's ENTRYPOINT, genjobs
+      expect(c.args).toEqual(args);
+      expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port });
+      expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port });
+      expect(pod.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(c.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
+      expect(pod.topologySpreadConstraints.map((t: { topologyKey: string }) => t.topologyKey)).toEqual([
+        'topology.kubernetes.io/zone',
+        'kubernetes.io/hostname',
+      ]);
+      expect(pod.topologySpreadConstraints[0].labelSelector.matchLabels).toEqual(d.spec.selector.matchLabels);
+      expect(pod.volumes.map((v: { name: string }) => v.name)).toEqual(['tmp', 'blobs']);
+    }
+    const env = envOf(controller!);
+    expect(env.GENJOBS_LEADER_ELECTION).toBe('true');
+    expect(env.GENJOBS_LEASE_NAME).toBe('genjobs-controller');
+    expect(env.POD_NAME).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+    expect(env.GENJOBS_WORKER_IMAGE).toBe('ghcr.io/genjobs/genjobs:0.1.0');
+    expect(env.GENJOBS_WORKER_SERVICE_ACCOUNT).toBe('genjobs-worker');
+    expect(env.GENJOBS_WEBHOOK_SECRET_NAMESPACE).toBe('genjobs');
+  });
+
+  it('give both processes the same settings, the blob secret from a generated Secret', () => {
+    const [api, controller] = deployments(objects).map(envOf);
+    const shared = {
+      GENJOBS_NAMESPACE: { fieldRef: { fieldPath: 'metadata.namespace' } },
+      GENJOBS_PUBLIC_URL: 'http://127.0.0.1:8080',
+      GENJOBS_PLANS: 'enterprise=100,free=2,pro=20',
+      GENJOBS_JOB_TTL: '7d',
+      GENJOBS_QUEUE_TIMEOUT: '24h',
+      GENJOBS_WEBHOOK_ALLOW_PRIVATE: 'false',
+      GENJOBS_BLOB_TYPE: 'filesystem',
+      GENJOBS_BLOB_DIR: '/var/lib/genjobs/blobs',
+      GENJOBS_BLOB_INTERNAL_URL: 'http://genjobs-api:8080/files',
+      GENJOBS_BLOB_SECRET: { secretKeyRef: { name: 'genjobs-blob', key: 'signing-secret' } },
+      LOG_LEVEL: 'info',
+    };
+    expect(api).toMatchObject({ ...shared, PORT: '8080' });
+    expect(controller).toMatchObject({ ...shared, GENJOBS_CONTROLLER_PORT: '8081' });
+    const secret = find(objects, 'Secret', 'genjobs-blob');
+    expect(Buffer.from(secret.data['signing-secret'], 'base64').toString().length).toBeGreaterThanOrEqual(32);
+    expect(secret.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+  });
+
+  it('claim a ReadWriteMany volume for the blob store and install the default catalog', async () => {
+    expect(find(objects, 'PersistentVolumeClaim', 'genjobs-blobs').spec.accessModes).toEqual([
+      'ReadWriteMany',
+    ]);
+    const catalog = find(objects, 'ConfigMap', 'genjobs-catalog-default');
+    expect(catalog.metadata.labels['genjobs.io/catalog']).toBe('true');
+    expect(catalog.data['default-catalog.yaml']).toBe(
+      await readFile(join(REPO_ROOT, 'src/catalog/default-catalog.yaml'), 'utf8'),
+    );
+  });
+
+  it('expose the api and the controller metrics through Services; nothing optional is rendered', () => {
+    expect(find(objects, 'Service', 'genjobs-api').spec.ports).toEqual([
+      { name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' },
+    ]);
+    expect(find(objects, 'Service', 'genjobs-controller').spec.ports[0]).toMatchObject({
+      name: 'metrics',
+      port: 8081,
+    });
+    expect(find(objects, 'PodDisruptionBudget', 'genjobs-api').spec.maxUnavailable).toBe(1);
+    const kinds = new Set(objects.map((o) => o.kind));
+    for (const k of ['Ingress', 'HorizontalPodAutoscaler', 'ServiceMonitor', 'PrometheusRule', 'Namespace'])
+      expect(kinds.has(k), k).toBe(false);
+  });
+});
+
+/** Settings the chart passes before src/config.ts reads them; each leaves the list when config.ts gains it. */
+const NOT_YET_READ = [
+  'GENJOBS_LEASE_NAME',
+  'GENJOBS_WEBHOOK_SECRET_NAMESPACE',
+  'GENJOBS_WORKER_SERVICE_ACCOUNT',
+  'GENJOBS_WORKER_RESOURCES',
+  'GENJOBS_WORKER_NODE_SELECTOR',
+  'GENJOBS_WORKER_TOLERATIONS',
+];
+/** Settings the chart leaves at their defaults on purpose. */
+const DEFAULT_ONLY = ['GENJOBS_WORKER_COMMAND'];
+
+describe('settings', () => {
+  it('the chart sets only variables the processes read, and every one they read but the defaults-only', async () => {
+    const config = new Set(Object.keys(configSchema.shape));
+    for (const name of NOT_YET_READ)
+      expect(config.has(name), `${name} is read now: drop it from NOT_YET_READ`).toBe(false);
+    const set = new Set<string>();
+    for (const values of Object.values(VARIANTS)) {
+      for (const d of deployments((await render(values)).objects))
+        for (const name of Object.keys(envOf(d))) set.add(name);
+    }
+    const unknown = [...set].filter(
+      (n) => !config.has(n) && !NOT_YET_READ.includes(n) && !n.startsWith('AWS_'),
+    );
+    expect(unknown).toEqual([]);
+    expect([...config].filter((n) => !set.has(n) && !DEFAULT_ONLY.includes(n))).toEqual([]);
+  });
+});
+
+describe('RBAC', () => {
+  it('binds nothing to the worker ServiceAccount, which mounts no token', async () => {
+    for (const values of Object.values(VARIANTS)) {
+      const { objects } = await render(values);
+      expect(find(objects, 'ServiceAccount', 'genjobs-worker').automountServiceAccountToken).toBe(false);
+      const bindings = objects.filter((o) => o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding');
+      expect(bindings.length).toBeGreaterThan(0);
+      for (const b of bindings)
+        expect(b.subjects.map((s: { name: string }) => s.name)).not.toContain('genjobs-worker');
+    }
+  });
+
+  it('grants nothing with "*", nothing cluster-wide, and the api no Pods, Secrets or Leases', async () => {
+    for (const values of [
+      ...Object.values(VARIANTS),
+      { webhooks: { secretNamespace: 'genjobs-webhooks' } },
+    ]) {
+      const { objects } = await render(values);
+      expect(objects.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
+      for (const role of objects.filter((o) => o.kind === 'Role')) {
+        for (const rule of role.rules) {
+          for (const field of ['apiGroups', 'resources', 'verbs', 'resourceNames'])
+            expect(rule[field] ?? [], `${role.metadata.name} ${field}`).not.toContain('*');
+        }
+      }
+      const api = find(objects, 'Role', 'genjobs-api');
+      const resources = api.rules.flatMap((r: { resources: string[] }) => r.resources);
+      for (const r of ['pods', 'secrets', 'leases']) expect(resources).not.toContain(r);
+      expect(api.rules.flatMap((r: { verbs: string[] }) => r.verbs)).not.toContain('delete');
+    }
+  });
+
+  it('confines the controller to one Lease, and to the webhook namespace for Secrets when one is set', async () => {
+    const rules = (objects: Manifest[], name: string) =>
+      find(objects, 'Role', name).rules as Array<{
+        resources: string[];
+        verbs: string[];
+        resourceNames?: string[];
+      }>;
+    const { objects: shared } = await render();
+    const leases = rules(shared, 'genjobs-controller').filter((r) => r.resources.includes('leases'));
+    expect(leases).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: ['genjobs-controller'],
+        verbs: ['get', 'update'],
+      },
+    ]);
+    // Per-account Secret names cannot be listed in resourceNames: get, create and update, never list or watch.
+    expect(rules(shared, 'genjobs-controller').filter((r) => r.resources.includes('secrets'))).toEqual([
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] },
+    ]);
+
+    const { objects: apart } = await render({ webhooks: { secretNamespace: 'genjobs-webhooks' } });
+    expect(rules(apart, 'genjobs-controller').some((r) => r.resources.includes('secrets'))).toBe(false);
+    const role = find(apart, 'Role', 'genjobs-webhook-secrets');
+    expect(role.metadata.namespace).toBe('genjobs-webhooks');
+    expect(find(apart, 'RoleBinding', 'genjobs-webhook-secrets').subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'genjobs-controller', namespace: 'genjobs' },
+    ]);
+    expect(find(apart, 'Namespace', 'genjobs-webhooks')).toBeTruthy();
+    expect(envOf(find(apart, 'Deployment', 'genjobs-controller')).GENJOBS_WEBHOOK_SECRET_NAMESPACE).toBe(
+      'genjobs-webhooks',
+    );
+  });
+});
+
+describe('optional parts', () => {
+  it('s3: credentials from the Secret in both processes, no volume', async () => {
+    const { objects } = await render(VARIANTS.s3!);
+    for (const d of deployments(objects)) {
+      expect(envOf(d)).toMatchObject({
+        GENJOBS_BLOB_TYPE: 's3',
+        GENJOBS_S3_BUCKET: 'genjobs-outputs',
+        GENJOBS_S3_REGION: 'eu-west-1',
+        GENJOBS_S3_ENDPOINT: 'https://minio.storage.svc:9000',
+        GENJOBS_S3_FORCE_PATH_STYLE: 'true',
+        GENJOBS_BLOB_PUBLIC_URL: 'https://cdn.example.com/genjobs',
+        AWS_ACCESS_KEY_ID: { secretKeyRef: { name: 'genjobs-s3', key: 'AWS_ACCESS_KEY_ID' } },
+        AWS_SECRET_ACCESS_KEY: { secretKeyRef: { name: 'genjobs-s3', key: 'AWS_SECRET_ACCESS_KEY' } },
+      });
+      expect(envOf(d).GENJOBS_BLOB_DIR).toBeUndefined();
+      expect(d.spec.template.spec.volumes.map((v: { name: string }) => v.name)).toEqual(['tmp']);
+    }
+    expect(objects.some((o) => o.kind === 'PersistentVolumeClaim')).toBe(false);
+  });
+
+  it('ingress: the host with TLS routes only /v1 and /files, and becomes the public URL', async () => {
+    const { objects } = await render(VARIANTS['ingress with TLS']!);
+    const ingress = find(objects, 'Ingress', 'genjobs');
+    expect(ingress.spec.ingressClassName).toBe('nginx');
+    expect(ingress.spec.tls).toEqual([{ hosts: ['gen.example.com'], secretName: 'genjobs-tls' }]);
+    expect(ingress.spec.rules[0].host).toBe('gen.example.com');
+    expect(ingress.spec.rules[0].http.paths.map((p: { path: string }) => p.path)).toEqual(['/v1', '/files']);
+    expect(envOf(find(objects, 'Deployment', 'genjobs-api')).GENJOBS_PUBLIC_URL).toBe(
+      'https://gen.example.com',
+    );
+  });
+
+  it('HPA: scales the api Deployment, which then sets no replica count', async () => {
+    const { objects } = await render(VARIANTS['HPA on']!);
+    const hpa = find(objects, 'HorizontalPodAutoscaler', 'genjobs-api');
+    expect(hpa.spec).toMatchObject({
+      minReplicas: 3,
+      maxReplicas: 12,
+      scaleTargetRef: { name: 'genjobs-api' },
+    });
+    expect(hpa.spec.metrics.map((m: { resource: { name: string } }) => m.resource.name)).toEqual([
+      'cpu',
+      'memory',
+    ]);
+    expect(find(objects, 'Deployment', 'genjobs-api').spec.replicas).toBeUndefined();
+  });
+
+  it('worker defaults reach the controller as env; extra catalogs become labelled ConfigMaps', async () => {
+    const { objects } = await render(VARIANTS['worker defaults and custom catalog']!);
+    const env = envOf(find(objects, 'Deployment', 'genjobs-controller'));
+    expect(env).toMatchObject({
+      GENJOBS_WORKER_IMAGE: 'registry.example.com/genjobs-worker:gpu-1',
+      GENJOBS_WORKER_PRIORITY_CLASS: 'genjobs-batch',
+      GENJOBS_PLANS: 'free=1,pro=50,team=10',
+      GENJOBS_JOB_TTL: '3d',
+      LOG_LEVEL: 'debug',
+    });
+    expect(JSON.parse(env.GENJOBS_WORKER_RESOURCES as string)).toEqual({
+      requests: { cpu: '1', memory: '1Gi' },
+      limits: { memory: '2Gi' },
+    });
+    expect(JSON.parse(env.GENJOBS_WORKER_NODE_SELECTOR as string)).toEqual({ pool: 'gpu' });
+    expect(JSON.parse(env.GENJOBS_WORKER_TOLERATIONS as string)).toHaveLength(1);
+    const catalogs = objects.filter(
+      (o) => o.kind === 'ConfigMap' && o.metadata.labels?.['genjobs.io/catalog'] === 'true',
+    );
+    expect(catalogs.map((c) => c.metadata.name)).toEqual([
+      'genjobs-catalog-studio',
+      'genjobs-catalog-shared',
+    ]);
+    expect(catalogs[0]!.data).toEqual({ 'studio.yaml': 'providers: []\n' });
+    expect(parse(catalogs[1]!.data['catalog.yaml'])).toEqual({
+      categories: [{ id: 'image', name: 'Image' }],
+    });
+  });
+
+  it('monitoring: alerts and the dashboard use only metrics the service exports', async () => {
+    const { objects } = await render(VARIANTS['monitoring on']!);
+    const monitor = find(objects, 'ServiceMonitor', 'genjobs');
+    expect(monitor.spec.endpoints.map((e: { port: string }) => e.port)).toEqual(['http', 'metrics']);
+    expect(monitor.metadata.labels.release).toBe('prometheus');
+    const rules = find(objects, 'PrometheusRule', 'genjobs').spec.groups[0].rules as Array<{
+      alert: string;
+      expr: string;
+    }>;
+    expect(rules.map((r) => r.alert)).toEqual([
+      'GenjobsApiErrorRate',
+      'GenjobsJobsStuckPending',
+      'GenjobsWebhookFailures',
+      'GenjobsControllerNotLeading',
+      'GenjobsCatalogReloadFailing',
+    ]);
+    const dashboard = find(objects, 'ConfigMap', 'genjobs-dashboard');
+    expect(dashboard.metadata.labels.grafana_dashboard).toBe('1');
+    const panels = JSON.parse(dashboard.data['genjobs.json']).panels as Array<{
+      targets: Array<{ expr: string }>;
+    }>;
+    const exprs = [...rules.map((r) => r.expr), ...panels.flatMap((p) => p.targets.map((t) => t.expr))];
+
+    const metrics = createMetrics(new Registry(), { processMetrics: false });
+    const exported = new Map(
+      (await metrics.registry.getMetricsAsJSON()).map((m) => [m.name, String(m.type)] as const),
+    );
+    const used = new Set(exprs.flatMap((e) => e.match(/genjobs_[a-z_]+/g) ?? []));
+    expect(used.size).toBeGreaterThan(10);
+    for (const name of used) {
+      const base = name.replace(/_(bucket|count|sum)$/, '');
+      const known = exported.has(name) || exported.get(base) === 'histogram';
+      expect(known, `${name} is not exported by src/metrics.ts`).toBe(true);
+    }
+  });
+});
+
+describe('sources of truth', () => {
+  it("the chart's CRDs are the repository's crds/", async () => {
+    const source = (await readdir(join(REPO_ROOT, 'crds'))).sort();
+    expect((await readdir(join(CHART, 'crds'))).sort()).toEqual(source);
+    for (const f of source) {
+      expect(
+        await readFile(join(CHART, 'crds', f), 'utf8'),
+        `charts/genjobs/crds/${f} differs from crds/${f}`,
+      ).toBe(await readFile(join(REPO_ROOT, 'crds', f), 'utf8'));
+    }
+  });
+
+  it("the chart's default catalog is src/catalog/default-catalog.yaml", async () => {
+    expect(await readFile(join(CHART, 'files/default-catalog.yaml'), 'utf8')).toBe(
+      await readFile(join(REPO_ROOT, 'src/catalog/default-catalog.yaml'), 'utf8'),
+    );
+  });
+
+  it('deploy/base is what tools/helm/render-deploy.sh renders now', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'genjobs-deploy-'));
+    const r = await run('bash', [join(REPO_ROOT, 'tools/helm/render-deploy.sh'), out]);
+    expect(r.code, r.stderr).toBe(0);
+    const base = join(REPO_ROOT, 'deploy/base');
+    const files = (await readdir(out)).sort();
+    expect((await readdir(base)).sort()).toEqual(files);
+    for (const f of files) {
+      expect(
+        await readFile(join(base, f), 'utf8'),
+        `deploy/base/${f} is stale: run tools/helm/render-deploy.sh`,
+      ).toBe(await readFile(join(out, f), 'utf8'));
+    }
+    // Nothing in the base depends on a value generated at render time.
+    const objects = parseManifests(await readFile(join(base, 'genjobs.yaml'), 'utf8'));
+    expect(objects.some((o) => o.kind === 'Secret')).toBe(false);
+  });
+
+  it('the example catalog builds together with the default catalog', async () => {
+    const [example] = parseManifests(
+      await readFile(join(REPO_ROOT, 'deploy/examples/catalog-acme.yaml'), 'utf8'),
+    );
+    const result = buildCatalog([
+      await readDefaultCatalogSource(),
+      { name: example!.metadata.name, documents: example!.data },
+    ]);
+    expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual([]);
+  });
+});

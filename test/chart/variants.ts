@@ -1,0 +1,103 @@
+/** Values the chart is rendered, linted and applied with: each a way users install it. */
+export const VARIANTS: Record<string, object> = {
+  defaults: {},
+  s3: {
+    blob: {
+      type: 's3',
+      publicUrl: 'https://cdn.example.com/genjobs',
+      s3: {
+        bucket: 'genjobs-outputs',
+        region: 'eu-west-1',
+        endpoint: 'https://minio.storage.svc:9000',
+        forcePathStyle: true,
+        credentials: { existingSecret: 'genjobs-s3' },
+      },
+    },
+  },
+  'ingress with TLS': {
+    ingress: {
+      enabled: true,
+      className: 'nginx',
+      host: 'gen.example.com',
+      annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' },
+      tls: { enabled: true },
+    },
+  },
+  'HPA on': {
+    api: {
+      autoscaling: { enabled: true, minReplicas: 3, maxReplicas: 12, targetMemoryUtilizationPercentage: 80 },
+    },
+  },
+  'monitoring on': {
+    metrics: {
+      serviceMonitor: { enabled: true, labels: { release: 'prometheus' } },
+      prometheusRule: { enabled: true, labels: { release: 'prometheus' } },
+      grafanaDashboard: { enabled: true },
+    },
+  },
+  'worker defaults and custom catalog': {
+    worker: {
+      image: { repository: 'registry.example.com/genjobs-worker', tag: 'gpu-1' },
+      priorityClassName: 'genjobs-batch',
+      resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { memory: '2Gi' } },
+      nodeSelector: { pool: 'gpu' },
+      tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
+    },
+    catalog: {
+      default: { enabled: false },
+      extra: [
+        { name: 'studio', data: { 'studio.yaml': 'providers: []\n' } },
+        { name: 'shared', content: { categories: [{ id: 'image', name: 'Image' }] } },
+      ],
+    },
+    plans: { free: 1, pro: 50, enterprise: null, team: 10 },
+    jobs: { ttl: '3d' },
+    logLevel: 'debug',
+  },
+};
+
+/** Values that break values.schema.json, with what helm's message says (mostly the path, `at '/x'`). */
+export const BAD_VALUES: Array<{ what: string; values: object; mentions: string }> = [
+  { what: 'an unknown log level', values: { logLevel: 'loud' }, mentions: "at '/logLevel'" },
+  { what: 'an unknown blob store', values: { blob: { type: 'gcs' } }, mentions: "at '/blob/type'" },
+  {
+    what: 's3 without a bucket',
+    values: { blob: { type: 's3', publicUrl: 'https://cdn.example.com' } },
+    mentions: "at '/blob/s3/bucket'",
+  },
+  {
+    what: 's3 without a public URL',
+    values: { blob: { type: 's3', s3: { bucket: 'b' } } },
+    mentions: "at '/blob/publicUrl'",
+  },
+  {
+    what: 'an ingress without a host',
+    values: { ingress: { enabled: true } },
+    mentions: "at '/ingress/host'",
+  },
+  { what: 'replicas as text', values: { api: { replicas: 'two' } }, mentions: "at '/api/replicas'" },
+  { what: 'a misspelt key', values: { api: { replica: 3 } }, mentions: "at '/api'" },
+  // helm's validator reports a propertyNames failure at a wrong location: match its message.
+  {
+    what: 'a plan name with capitals',
+    values: { plans: { Gold: 5 } },
+    mentions: "'Gold' does not match pattern",
+  },
+  { what: 'a job TTL in words', values: { jobs: { ttl: '7 days' } }, mentions: "at '/jobs/ttl'" },
+  {
+    what: 'a malformed image digest',
+    values: { image: { digest: 'latest' } },
+    mentions: "at '/image/digest'",
+  },
+  {
+    what: 'a public URL without a scheme',
+    values: { publicUrl: 'gen.example.com' },
+    mentions: "at '/publicUrl'",
+  },
+  {
+    what: 'two controllers without leader election',
+    values: { controller: { leaderElection: { enabled: false } } },
+    mentions: "at '/controller/replicas'",
+  },
+  { what: 'a port out of range', values: { controller: { port: 70000 } }, mentions: "at '/controller/port'" },
+];
