@@ -1,0 +1,230 @@
+{{/* Names: every object is <fullname>-<part>; fullname is the release name unless overridden. */}}
+{{- define "genjobs.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "genjobs.fullname" -}}
+{{- default .Release.Name .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "genjobs.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "genjobs.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: genjobs
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Selector labels of one component: pass (dict "ctx" $ "component" "api"). */}}
+{{- define "genjobs.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "genjobs.name" .ctx }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "genjobs.componentLabels" -}}
+{{ include "genjobs.labels" .ctx }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "genjobs.image" -}}
+{{- $img := .image -}}
+{{- if $img.digest -}}
+{{ $img.repository }}@{{ $img.digest }}
+{{- else -}}
+{{ $img.repository }}:{{ default .ctx.Chart.AppVersion $img.tag }}
+{{- end -}}
+{{- end -}}
+
+{{- define "genjobs.workerImage" -}}
+{{- $w := .Values.worker.image -}}
+{{- if $w.repository -}}
+{{ include "genjobs.image" (dict "ctx" . "image" (dict "repository" $w.repository "tag" $w.tag "digest" $w.digest)) }}
+{{- else -}}
+{{ include "genjobs.image" (dict "ctx" . "image" .Values.image) }}
+{{- end -}}
+{{- end -}}
+
+{{- define "genjobs.serviceAccountName" -}}
+{{- $sa := index .ctx.Values.serviceAccount .component -}}
+{{- default (printf "%s-%s" (include "genjobs.fullname" .ctx) .component) $sa.name -}}
+{{- end -}}
+
+{{- define "genjobs.blobSecretName" -}}
+{{- default (printf "%s-blob" (include "genjobs.fullname" .)) .Values.blob.secret.existingSecret -}}
+{{- end -}}
+
+{{- define "genjobs.webhookSecretNamespace" -}}
+{{- default .Release.Namespace .Values.webhooks.secretNamespace -}}
+{{- end -}}
+
+{{- define "genjobs.leaseName" -}}
+{{- default (printf "%s-controller" (include "genjobs.fullname" .)) .Values.controller.leaderElection.leaseName -}}
+{{- end -}}
+
+{{- define "genjobs.publicUrl" -}}
+{{- if .Values.publicUrl -}}
+{{ .Values.publicUrl }}
+{{- else if and .Values.ingress.enabled .Values.ingress.host -}}
+{{ ternary "https" "http" .Values.ingress.tls.enabled }}://{{ .Values.ingress.host }}
+{{- else -}}
+http://127.0.0.1:8080
+{{- end -}}
+{{- end -}}
+
+{{- define "genjobs.blobInternalUrl" -}}
+{{- default (printf "http://%s-api:%d/files" (include "genjobs.fullname" .) (int .Values.api.service.port)) .Values.blob.internalUrl -}}
+{{- end -}}
+
+{{- define "genjobs.plans" -}}
+{{- $parts := list -}}
+{{- range $plan, $max := .Values.plans -}}
+{{- $parts = append $parts (printf "%s=%d" $plan (int $max)) -}}
+{{- end -}}
+{{- join "," $parts -}}
+{{- end -}}
+
+{{/* The restricted Pod Security profile, shared by the api and the controller (worker Pods get the same from the controller). */}}
+{{- define "genjobs.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+fsGroup: 10001
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "genjobs.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+runAsNonRoot: true
+runAsUser: 10001
+capabilities:
+  drop: [ALL]
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* Spread replicas over zones and nodes unless the user gave constraints. */}}
+{{- define "genjobs.topologySpread" -}}
+{{- if .constraints -}}
+{{ toYaml .constraints }}
+{{- else -}}
+{{- range $key := list "topology.kubernetes.io/zone" "kubernetes.io/hostname" }}
+- maxSkew: 1
+  topologyKey: {{ $key }}
+  whenUnsatisfiable: ScheduleAnyway
+  labelSelector:
+    matchLabels:
+      {{- include "genjobs.selectorLabels" $ | nindent 6 }}
+{{- end }}
+{{- end -}}
+{{- end -}}
+
+{{/* Settings both the api and the controller read. */}}
+{{- define "genjobs.commonEnv" -}}
+- name: GENJOBS_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+- name: GENJOBS_PUBLIC_URL
+  value: {{ include "genjobs.publicUrl" . | quote }}
+- name: GENJOBS_PLANS
+  value: {{ include "genjobs.plans" . | quote }}
+- name: GENJOBS_JOB_TTL
+  value: {{ .Values.jobs.ttl | toString | quote }}
+- name: GENJOBS_POD_START_TIMEOUT
+  value: {{ .Values.jobs.podStartTimeout | toString | quote }}
+- name: GENJOBS_QUEUE_TIMEOUT
+  value: {{ .Values.jobs.queueTimeout | toString | quote }}
+- name: GENJOBS_RETRY_BASE
+  value: {{ .Values.jobs.retryBase | toString | quote }}
+- name: GENJOBS_MAX_ATTEMPTS
+  value: {{ .Values.jobs.maxAttempts | quote }}
+- name: GENJOBS_RESERVATION_GRACE
+  value: {{ .Values.jobs.reservationGrace | toString | quote }}
+- name: GENJOBS_WEBHOOK_ALLOW_PRIVATE
+  value: {{ .Values.webhooks.allowPrivate | quote }}
+- name: GENJOBS_WEBHOOK_CONCURRENCY
+  value: {{ .Values.webhooks.concurrency | quote }}
+- name: LOG_LEVEL
+  value: {{ .Values.logLevel | quote }}
+- name: GENJOBS_BLOB_TYPE
+  value: {{ .Values.blob.type | quote }}
+- name: GENJOBS_BLOB_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "genjobs.blobSecretName" . }}
+      key: {{ .Values.blob.secret.key }}
+- name: GENJOBS_BLOB_PREVIOUS_SECRETS
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "genjobs.blobSecretName" . }}
+      key: {{ .Values.blob.secret.previousKey }}
+      optional: true
+- name: GENJOBS_BLOB_INTERNAL_URL
+  value: {{ include "genjobs.blobInternalUrl" . | quote }}
+{{- with .Values.blob.publicUrl }}
+- name: GENJOBS_BLOB_PUBLIC_URL
+  value: {{ . | quote }}
+{{- end }}
+{{- if eq .Values.blob.type "filesystem" }}
+- name: GENJOBS_BLOB_DIR
+  value: {{ .Values.blob.filesystem.dir | quote }}
+{{- else }}
+- name: GENJOBS_S3_BUCKET
+  value: {{ .Values.blob.s3.bucket | quote }}
+- name: GENJOBS_S3_REGION
+  value: {{ .Values.blob.s3.region | quote }}
+{{- with .Values.blob.s3.endpoint }}
+- name: GENJOBS_S3_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+- name: GENJOBS_S3_FORCE_PATH_STYLE
+  value: {{ .Values.blob.s3.forcePathStyle | quote }}
+{{- with .Values.blob.s3.credentials }}
+{{- if .existingSecret }}
+- name: AWS_ACCESS_KEY_ID
+  valueFrom:
+    secretKeyRef:
+      name: {{ .existingSecret }}
+      key: {{ .accessKeyIdKey }}
+- name: AWS_SECRET_ACCESS_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ .existingSecret }}
+      key: {{ .secretAccessKeyKey }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The blob volume and the writable /tmp (the root filesystem is read-only). */}}
+{{- define "genjobs.volumes" -}}
+- name: tmp
+  emptyDir: {}
+{{- if eq .Values.blob.type "filesystem" }}
+- name: blobs
+{{- with .Values.blob.filesystem.persistence }}
+{{- if .enabled }}
+  persistentVolumeClaim:
+    claimName: {{ default (printf "%s-blobs" (include "genjobs.fullname" $)) .existingClaim }}
+{{- else }}
+  emptyDir: {}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{- define "genjobs.volumeMounts" -}}
+- name: tmp
+  mountPath: /tmp
+{{- if eq .Values.blob.type "filesystem" }}
+- name: blobs
+  mountPath: {{ .Values.blob.filesystem.dir }}
+{{- end }}
+{{- end -}}
