@@ -77,6 +77,14 @@ export const configSchema = z.object({
   POD_NAME: z.string().optional(),
   /** Webhook targets on private, loopback or link-local addresses (tests, private deployments). */
   GENJOBS_WEBHOOK_ALLOW_PRIVATE: bool.prefault(false),
+  /** Webhook deliveries in flight at once (each may wait up to 15 s for its receiver). */
+  GENJOBS_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * Namespace of the per-account webhook signing Secrets (genjobs-webhook-<account>);
+   * default: the service's. A namespace holding only them lets RBAC keep the controller
+   * away from every other Secret.
+   */
+  GENJOBS_WEBHOOK_SECRET_NAMESPACE: z.string().optional(),
   /** Blob store. */
   GENJOBS_BLOB_TYPE: z.enum(['filesystem', 's3']).default('filesystem'),
   GENJOBS_BLOB_DIR: z.string().default('/var/lib/genjobs/blobs'),

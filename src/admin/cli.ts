@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { AccountAdmin } from '../accounts/admin.ts';
+import type { AccountWebhookSecret, WebhookSecrets } from '../accounts/webhook-secret.ts';
 import type { Account, ApiKey } from '../k8s/types.ts';
 import { parseDuration } from './duration.ts';
 
@@ -14,6 +15,36 @@ async function admin(cmd: Command): Promise<AccountAdmin> {
     import('../k8s/resources.ts'),
   ]);
   return new AccountAdmin(resources(connect({ kubeconfig: g.kubeconfig, namespace: g.namespace })));
+}
+
+/** The account admin and the webhook secrets of one connection. */
+async function secretsAdmin(cmd: Command): Promise<{ admin: AccountAdmin; secrets: WebhookSecrets }> {
+  const g = cmd.optsWithGlobals() as { kubeconfig?: string; namespace?: string; secretNamespace?: string };
+  const [{ AccountAdmin }, { WebhookSecrets }, { connect }, { resources }] = await Promise.all([
+    import('../accounts/admin.ts'),
+    import('../accounts/webhook-secret.ts'),
+    import('../k8s/client.ts'),
+    import('../k8s/resources.ts'),
+  ]);
+  const kube = connect({ kubeconfig: g.kubeconfig, namespace: g.namespace });
+  return {
+    admin: new AccountAdmin(resources(kube)),
+    secrets: new WebhookSecrets({ kube, namespace: g.secretNamespace }),
+  };
+}
+
+function secretText(s: AccountWebhookSecret, rotated: boolean): string {
+  const lines = [s.current];
+  if (s.previous) {
+    const until = s.previousUntil ? ` until ${s.previousUntil}` : '';
+    lines.push(
+      '',
+      rotated
+        ? `New secret. Webhooks are signed with both it and the previous one${until}; give receivers the new one.`
+        : `The previous secret also signs webhooks${until}: ${s.previous}`,
+    );
+  }
+  return lines.join('\n');
 }
 
 function print(opts: Output, json: unknown, table: () => string): void {
@@ -102,6 +133,27 @@ export function registerAdminCommands(program: Command): void {
     .action(async (o, cmd: Command) => {
       const all = await (await admin(cmd)).listAccounts();
       print(o, all, () => [ACCOUNT_HEADER, ...all.map(accountRow)].join('\n'));
+    });
+
+  accounts
+    .command('webhook-secret <name>')
+    .description("show the account's webhook signing secret (whsec_…), made on first use")
+    .option('--rotate', 'make a new secret; the old one keeps signing during the overlap')
+    .option('--overlap <duration>', 'how long the old secret keeps signing after --rotate', '24h')
+    .addOption(
+      new Option('--secret-namespace <ns>', "namespace of the webhook Secrets (default: the service's)").env(
+        'GENJOBS_WEBHOOK_SECRET_NAMESPACE',
+      ),
+    )
+    .option('-o, --output <format>', 'json for scripts')
+    .action(async (name: string, o, cmd: Command) => {
+      const { admin, secrets } = await secretsAdmin(cmd);
+      const account = await admin.getAccount(name);
+      const owner = { name, uid: account.metadata.uid };
+      const s = o.rotate
+        ? await secrets.rotate(name, parseDuration(o.overlap), owner)
+        : await secrets.ensure(name, owner);
+      print(o, s, () => secretText(s, Boolean(o.rotate)));
     });
 
   const keys = program.command('keys').description('manage API keys');

@@ -4,6 +4,7 @@ import type { Catalog } from '../catalog/index.ts';
 import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
 import { blobSettings, type Config } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { labelValue } from '../jobs/labels.ts';
 import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { EventRecorder } from '../k8s/events.ts';
@@ -17,9 +18,11 @@ import { createApp } from './app.ts';
 import { Authenticator } from './auth.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
-import { labelValue } from '../jobs/labels.ts';
 import { JobService } from './jobs/service.ts';
 import { listen, type RunningServer } from './server.ts';
+import { withWrappedUploadPuts } from './uploads/files.ts';
+import { uploadRoutes } from './uploads/routes.ts';
+import { UploadService } from './uploads/service.ts';
 
 export interface ApiDependencies {
   config: Config;
@@ -100,6 +103,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     ledger,
     catalog,
     plans: config.GENJOBS_PLANS,
+    webhookPolicy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
     now,
     onSubmitted: (model, cost) => {
       metrics.jobsSubmitted.inc({ model });
@@ -115,6 +119,12 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     now,
     logger: log.child({ part: 'blob' }),
   });
+  const uploadService = new UploadService({
+    uploads: r.uploads,
+    uploadCache: uploads,
+    store: blob.store,
+    now,
+  });
   const informers = [keys, accounts, jobs, uploads];
   await Promise.all([...informers.map((i) => i.start()), watcher.start()]);
   const ready = () => informers.every((i) => i.synced) && watcher.current !== undefined;
@@ -124,8 +134,8 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     metrics,
     bodyLimit: config.GENJOBS_BODY_LIMIT,
     ready,
-    rawRouters: [['/files', blob.router]],
-    routers: [catalogRoutes(catalog, auth, now), jobRoutes(service, auth)],
+    rawRouters: [['/files', withWrappedUploadPuts(blob.router)]],
+    routers: [catalogRoutes(catalog, auth, now), jobRoutes(service, auth), uploadRoutes(uploadService, auth)],
   });
   const server = await listen(app, config.HOST, config.PORT, log);
   return {

@@ -10,7 +10,16 @@ import {
   Category,
   ProviderModelList,
 } from './catalog/schemas.ts';
-import { CancelResult, Estimate, EstimateRequest, JobList, JobListQuery, JobRecord, SubmitRequest, SubmitResult } from './jobs/schemas.ts';
+import {
+  CancelResult,
+  Estimate,
+  EstimateRequest,
+  JobList,
+  JobListQuery,
+  JobRecord,
+  SubmitRequest,
+  SubmitResult,
+} from './jobs/schemas.ts';
 
 /** RFC 9457 problem details with the service's extension members. */
 export const Problem = z.object({
@@ -46,19 +55,124 @@ const jobId = '{jobId}';
 
 /** Every operation of the public API. Other modules (uploads) add theirs with {@link addOperations}. */
 const operations: Operation[] = [
-  { method: 'post', path: '/v1/jobs/submit', summary: 'Submit a generation job', security: 'bearer', scope: 'submit_job', body: SubmitRequest, responses: { 200: SubmitResult }, errors: [400, ...AUTH, 402, 404, 409, 413, 415, 422, 429, 503] },
-  { method: 'post', path: '/v1/jobs/estimate', summary: 'Estimate the cost of a job', security: 'bearer', scope: 'check_status', body: EstimateRequest, responses: { 200: Estimate }, errors: [400, ...AUTH, 404, 413, 415, 422, 503] },
-  { method: 'get', path: '/v1/jobs', summary: "List the account's jobs, newest first", security: 'bearer', scope: 'check_status', query: JobListQuery, responses: { 200: JobList }, errors: [400, ...AUTH] },
-  { method: 'get', path: `/v1/jobs/${jobId}`, summary: 'Get a job', security: 'bearer', scope: 'check_status', responses: { 200: JobRecord }, errors: [...AUTH, 404] },
-  { method: 'post', path: `/v1/jobs/${jobId}/cancel`, summary: 'Cancel a pending job (refunded)', security: 'bearer', scope: 'submit_job', responses: { 200: CancelResult }, errors: [...AUTH, 404, 409] },
-  { method: 'get', path: '/v1/catalog/models', summary: 'List catalog models (personalized with a Bearer token)', security: 'optionalBearer', query: CatalogFilterQuery, responses: { 200: z.array(CatalogModelItem) }, errors: [400, 401] },
-  { method: 'get', path: '/v1/catalog/models/{slug}', summary: 'Get a catalog model: provider/model (default capability) or provider/model/capability', security: 'optionalBearer', responses: { 200: CatalogModelDetail }, errors: [401, 404] },
-  { method: 'get', path: '/v1/catalog/providers', summary: 'List providers with at least one model', security: 'none', query: CatalogFilterQuery.omit({ provider: true }), responses: { 200: z.array(CatalogProviderItem) }, errors: [400] },
-  { method: 'get', path: '/v1/catalog/providers/{id}', summary: 'Get a provider and its models', security: 'none', responses: { 200: CatalogProviderDetail }, errors: [404] },
-  { method: 'get', path: '/v1/catalog/capability-groups', summary: 'List capability groups', security: 'none', responses: { 200: z.array(CapabilityGroup) }, errors: [] },
-  { method: 'get', path: '/v1/catalog/categories', summary: 'List categories', security: 'none', responses: { 200: z.array(Category) }, errors: [] },
-  { method: 'get', path: '/v1/models', summary: 'List the models the key may use (cached 5 minutes)', security: 'apiKeyHeader', scope: 'list_models', query: CatalogFilterQuery, responses: { 200: ApiModelList }, errors: [400, ...AUTH] },
-  { method: 'get', path: '/v1/providers/{providerId}/models', summary: "List a provider's models the key may use", security: 'apiKeyHeader', scope: 'list_models', query: CatalogFilterQuery.omit({ provider: true }), responses: { 200: ProviderModelList }, errors: [400, ...AUTH, 404] },
+  {
+    method: 'post',
+    path: '/v1/jobs/submit',
+    summary: 'Submit a generation job',
+    security: 'bearer',
+    scope: 'submit_job',
+    body: SubmitRequest,
+    responses: { 200: SubmitResult },
+    errors: [400, ...AUTH, 402, 404, 409, 413, 415, 422, 429, 503],
+  },
+  {
+    method: 'post',
+    path: '/v1/jobs/estimate',
+    summary: 'Estimate the cost of a job',
+    security: 'bearer',
+    scope: 'check_status',
+    body: EstimateRequest,
+    responses: { 200: Estimate },
+    errors: [400, ...AUTH, 404, 413, 415, 422, 503],
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs',
+    summary: "List the account's jobs, newest first",
+    security: 'bearer',
+    scope: 'check_status',
+    query: JobListQuery,
+    responses: { 200: JobList },
+    errors: [400, ...AUTH],
+  },
+  {
+    method: 'get',
+    path: `/v1/jobs/${jobId}`,
+    summary: 'Get a job',
+    security: 'bearer',
+    scope: 'check_status',
+    responses: { 200: JobRecord },
+    errors: [...AUTH, 404],
+  },
+  {
+    method: 'post',
+    path: `/v1/jobs/${jobId}/cancel`,
+    summary: 'Cancel a pending job (refunded)',
+    security: 'bearer',
+    scope: 'submit_job',
+    responses: { 200: CancelResult },
+    errors: [...AUTH, 404, 409],
+  },
+  {
+    method: 'get',
+    path: '/v1/catalog/models',
+    summary: 'List catalog models (personalized with a Bearer token)',
+    security: 'optionalBearer',
+    query: CatalogFilterQuery,
+    responses: { 200: z.array(CatalogModelItem) },
+    errors: [400, 401],
+  },
+  {
+    method: 'get',
+    path: '/v1/catalog/models/{slug}',
+    summary: 'Get a catalog model: provider/model (default capability) or provider/model/capability',
+    security: 'optionalBearer',
+    responses: { 200: CatalogModelDetail },
+    errors: [401, 404],
+  },
+  {
+    method: 'get',
+    path: '/v1/catalog/providers',
+    summary: 'List providers with at least one model',
+    security: 'none',
+    query: CatalogFilterQuery.omit({ provider: true }),
+    responses: { 200: z.array(CatalogProviderItem) },
+    errors: [400],
+  },
+  {
+    method: 'get',
+    path: '/v1/catalog/providers/{id}',
+    summary: 'Get a provider and its models',
+    security: 'none',
+    responses: { 200: CatalogProviderDetail },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: '/v1/catalog/capability-groups',
+    summary: 'List capability groups',
+    security: 'none',
+    responses: { 200: z.array(CapabilityGroup) },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/v1/catalog/categories',
+    summary: 'List categories',
+    security: 'none',
+    responses: { 200: z.array(Category) },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/v1/models',
+    summary: 'List the models the key may use (cached 5 minutes)',
+    security: 'apiKeyHeader',
+    scope: 'list_models',
+    query: CatalogFilterQuery,
+    responses: { 200: ApiModelList },
+    errors: [400, ...AUTH],
+  },
+  {
+    method: 'get',
+    path: '/v1/providers/{providerId}/models',
+    summary: "List a provider's models the key may use",
+    security: 'apiKeyHeader',
+    scope: 'list_models',
+    query: CatalogFilterQuery.omit({ provider: true }),
+    responses: { 200: ProviderModelList },
+    errors: [400, ...AUTH, 404],
+  },
 ];
 
 export function addOperations(more: Operation[]): void {
@@ -69,31 +183,53 @@ export function listOperations(): readonly Operation[] {
   return operations;
 }
 
-const json = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' });
+const json = (schema: z.ZodType) =>
+  z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' });
 
 /** The OpenAPI 3.1 document of the service, built from the operation list. */
 export function openApiDocument(serverUrl?: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
-    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
     const query = op.query
-      ? Object.entries(op.query.shape).map(([name, s]) => ({ name, in: 'query', required: !(s as z.ZodType).safeParse(undefined).success, schema: json(s as z.ZodType) }))
+      ? Object.entries(op.query.shape).map(([name, s]) => ({
+          name,
+          in: 'query',
+          required: !(s as z.ZodType).safeParse(undefined).success,
+          schema: json(s as z.ZodType),
+        }))
       : [];
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(op.responses)) {
       responses[status] = { description: 'OK', content: { 'application/json': { schema: json(schema) } } };
     }
     for (const status of op.errors) {
-      responses[String(status)] = { description: 'Problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+      responses[String(status)] = {
+        description: 'Problem',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
     }
     const security =
-      op.security === 'bearer' ? [{ bearer: [] }] : op.security === 'apiKeyHeader' ? [{ apiKeyHeader: [] }] : op.security === 'optionalBearer' ? [{}, { bearer: [] }] : [];
+      op.security === 'bearer'
+        ? [{ bearer: [] }]
+        : op.security === 'apiKeyHeader'
+          ? [{ apiKeyHeader: [] }]
+          : op.security === 'optionalBearer'
+            ? [{}, { bearer: [] }]
+            : [];
     paths[op.path] ??= {};
     paths[op.path]![op.method] = {
       summary: op.summary,
       ...(op.scope ? { description: `Scope: ${op.scope}` } : {}),
       parameters: [...params, ...query],
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: json(op.body) } } } } : {}),
+      ...(op.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: json(op.body) } } } }
+        : {}),
       responses,
       security,
       'x-request-id': 'every response carries an x-request-id header',

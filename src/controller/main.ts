@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { WebhookSecrets } from '../accounts/webhook-secret.ts';
 import { crInformer } from '../api/main.ts';
 import { blobConfigSchema } from '../blob/config.ts';
 import { createBlob } from '../blob/create.ts';
@@ -13,8 +14,8 @@ import { EventRecorder } from '../k8s/events.ts';
 import { LeaderElector } from '../k8s/leader.ts';
 import { podInformer } from '../k8s/pods.ts';
 import { resources } from '../k8s/resources.ts';
-import { type Account, type GenerationJob, JOB_PHASES } from '../k8s/types.ts';
-import { WorkQueue } from '../k8s/workqueue.ts';
+import { type Account, type GenerationJob, JOB_PHASES, type Upload } from '../k8s/types.ts';
+import { type Clock, systemClock, WorkQueue } from '../k8s/workqueue.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
@@ -23,6 +24,9 @@ import { healthServer } from './health.ts';
 import { Admission } from './job/admission.ts';
 import { JOB_LABEL, MANAGED_BY } from './job/pod.ts';
 import { JobReconciler } from './job/reconciler.ts';
+import { UploadReconciler, uploadQueueKey } from './upload/reconciler.ts';
+import { pendingRetries, wantsWebhook } from './webhook/decide.ts';
+import { WebhookReconciler } from './webhook/reconciler.ts';
 
 export interface ControllerDependencies {
   config: Config;
@@ -30,6 +34,15 @@ export interface ControllerDependencies {
   log: Logger;
   metrics?: Metrics;
   now?: () => number;
+  /**
+   * Timers of the upload and webhook queues' requeue-afters, and the time when `now` is not
+   * given. Tests pass a clock they can move forward, so an upload expires without an hour's wait.
+   */
+  clock?: Clock;
+  /** CA certificates trusted for webhook receivers besides the system ones (NODE_EXTRA_CA_CERTS also works). */
+  webhookCa?: string | Buffer | Array<string | Buffer>;
+  /** Multiplies every wait of the webhook retry schedule; 1 (the default) in production. */
+  webhookScheduleScale?: number;
 }
 
 export interface RunningController {
@@ -46,12 +59,14 @@ export interface RunningController {
  */
 export async function startController(deps: ControllerDependencies): Promise<RunningController> {
   const { config, kube, log } = deps;
-  const now = deps.now ?? Date.now;
+  const clock = deps.clock ?? systemClock;
+  const now = deps.now ?? (() => clock.now());
   const metrics = deps.metrics ?? createMetrics();
   const r = resources(kube);
   const jobs = crInformer<GenerationJob>(kube, r.jobs, log);
   jobs.addIndex('model', (j) => [labelValue(j.spec.model)]);
   const accounts = crInformer<Account>(kube, r.accounts, log);
+  const uploads = crInformer<Upload>(kube, r.uploads, log);
   const managed = Object.entries(MANAGED_BY)
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
@@ -88,6 +103,24 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     onError: (key, err) => {
       metrics.reconcileErrors.inc({ kind: 'Account' });
       log.warn({ account: key, err: String(err) }, 'account reconcile failed');
+    },
+  });
+  const uploadQueue: WorkQueue = new WorkQueue({
+    concurrency: 4,
+    clock,
+    handler: (key) => timed('Upload', () => uploadReconciler.reconcile(key)),
+    onError: (key, err) => {
+      metrics.reconcileErrors.inc({ kind: 'Upload' });
+      log.warn({ upload: key, err: String(err) }, 'upload reconcile failed');
+    },
+  });
+  const webhookQueue: WorkQueue = new WorkQueue({
+    concurrency: config.GENJOBS_WEBHOOK_CONCURRENCY,
+    clock,
+    handler: (key) => timed('Webhook', () => webhookReconciler.reconcile(key)),
+    onError: (key, err) => {
+      metrics.reconcileErrors.inc({ kind: 'Webhook' });
+      log.warn({ jobId: key, err: String(err) }, 'webhook reconcile failed');
     },
   });
   async function timed<T>(kind: string, fn: () => Promise<T>): Promise<T> {
@@ -143,15 +176,40 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
     enqueueJob: (id) => jobQueue.add(id),
   });
+  const uploadReconciler = new UploadReconciler({
+    uploads: r.uploads,
+    uploadCache: uploads,
+    blob: blob.store,
+    events,
+    log: log.child({ part: 'uploads' }),
+    now,
+  });
+  const webhookReconciler = new WebhookReconciler({
+    jobs: r.jobs,
+    jobCache: jobs,
+    accountCache: accounts,
+    secrets: new WebhookSecrets({ kube, now, namespace: config.GENJOBS_WEBHOOK_SECRET_NAMESPACE }),
+    events,
+    metrics,
+    log: log.child({ part: 'webhooks' }),
+    now,
+    policy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
+    ca: deps.webhookCa,
+    scheduleScale: deps.webhookScheduleScale,
+  });
 
   jobs.on((_type, job) => jobQueue.add(job.metadata.name ?? ''));
+  jobs.on((type, job) => {
+    if (type !== 'delete' && wantsWebhook(job)) webhookQueue.add(job.metadata.name ?? '');
+  });
+  uploads.on((_type, upload) => uploadQueue.add(uploadQueueKey(upload)));
   pods.on((_type, pod) => {
     const job = pod.metadata?.labels?.[JOB_LABEL];
     if (job) jobQueue.add(job);
   });
   accounts.on((_type, account) => accountQueue.add(account.metadata.name ?? ''));
 
-  const informers = [jobs, accounts, pods];
+  const informers = [jobs, accounts, pods, uploads];
   await Promise.all([...informers.map((i) => i.start()), catalog.start()]);
   await Promise.all(informers.map((i) => i.waitForSync()));
 
@@ -161,14 +219,20 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     metrics.leader.set(1);
     for (const j of jobs.list()) jobQueue.add(j.metadata.name ?? '');
     for (const a of accounts.list()) accountQueue.add(a.metadata.name ?? '');
+    for (const u of uploads.list()) uploadQueue.add(uploadQueueKey(u));
+    for (const j of jobs.list()) if (wantsWebhook(j)) webhookQueue.add(j.metadata.name ?? '');
     jobQueue.start();
     accountQueue.start();
+    uploadQueue.start();
+    webhookQueue.start();
   };
   const follow = () => {
     leading = false;
     metrics.leader.set(0);
     void jobQueue.shutdown();
     void accountQueue.shutdown();
+    void uploadQueue.shutdown();
+    void webhookQueue.shutdown();
   };
   const elector = config.GENJOBS_LEADER_ELECTION
     ? new LeaderElector(kube, {
@@ -193,6 +257,9 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       for (const [phase, n] of Object.entries(counts)) metrics.jobsByPhase.set({ phase }, n);
       metrics.queueDepth.set({ kind: 'GenerationJob' }, jobQueue.depth);
       metrics.queueDepth.set({ kind: 'Account' }, accountQueue.depth);
+      metrics.queueDepth.set({ kind: 'Upload' }, uploadQueue.depth);
+      metrics.queueDepth.set({ kind: 'Webhook' }, webhookQueue.depth);
+      metrics.webhooksPending.set(pendingRetries(jobs.list()));
     },
   });
   log.info({ url: health.url, leaderElection: Boolean(elector) }, 'controller started');
@@ -202,7 +269,12 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     isLeader: () => leading,
     async stop() {
       await elector?.stop();
-      await Promise.all([jobQueue.shutdown(), accountQueue.shutdown()]);
+      await Promise.all([
+        jobQueue.shutdown(),
+        accountQueue.shutdown(),
+        uploadQueue.shutdown(),
+        webhookQueue.shutdown(),
+      ]);
       await health.close();
       await Promise.all([...informers.map((i) => i.stop()), catalog.stop()]);
     },

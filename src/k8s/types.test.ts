@@ -27,14 +27,18 @@ function schemaFields(schema: Schema, prefix: string, out: Map<string, boolean>)
   }
 }
 
-const program = ts.createProgram([join(REPO_ROOT, 'src/k8s/types.ts')], { strict: true, target: ts.ScriptTarget.ES2022 });
+const program = ts.createProgram([join(REPO_ROOT, 'src/k8s/types.ts')], {
+  strict: true,
+  target: ts.ScriptTarget.ES2022,
+});
 const checker = program.getTypeChecker();
 const source = program.getSourceFile(join(REPO_ROOT, 'src/k8s/types.ts'))!;
 
 function declared(name: string): ts.Type {
   let found: ts.Type | undefined;
   ts.forEachChild(source, (n) => {
-    if ((ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) && n.name.text === name) found = checker.getTypeAtLocation(n);
+    if ((ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) && n.name.text === name)
+      found = checker.getTypeAtLocation(n);
   });
   if (!found) throw new Error(`types.ts has no ${name}`);
   return found;

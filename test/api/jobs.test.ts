@@ -213,17 +213,35 @@ describe('job API', () => {
 describe('estimate with a discount', () => {
   it('shows hasDiscount, discounted and a breakdown that adds up, and submit charges the discounted price', async () => {
     const key = await svc.account({ name: 'vip', discountPercent: 20 });
-    const est = await (await svc.call('/v1/jobs/estimate', { method: 'POST', key, json: { model: VIDEO, input: { duration: 8 } } })).json();
+    const est = await (
+      await svc.call('/v1/jobs/estimate', {
+        method: 'POST',
+        key,
+        json: { model: VIDEO, input: { duration: 8 } },
+      })
+    ).json();
     expect(est).toMatchObject({
       baseCostMicroCents: 2_400_000,
       estimatedCostMicroCents: 1_920_000,
       hasDiscount: true,
       discounted: { type: 'account', percentage: 20, savedMicroCents: 480_000 },
     });
-    expect(est.breakdown.reduce((a: number, b: { costMicroCents: number }) => a + b.costMicroCents, 0)).toBe(1_920_000);
-    const sub = await (await svc.call('/v1/jobs/submit', { method: 'POST', key, json: { model: VIDEO, input: { prompt: 'x' } } })).json();
+    expect(est.breakdown.reduce((a: number, b: { costMicroCents: number }) => a + b.costMicroCents, 0)).toBe(
+      1_920_000,
+    );
+    const sub = await (
+      await svc.call('/v1/jobs/submit', {
+        method: 'POST',
+        key,
+        json: { model: VIDEO, input: { prompt: 'x' } },
+      })
+    ).json();
     expect(sub.costMicroCents).toBe(1_920_000);
-    const unknown = await svc.call('/v1/jobs/estimate', { method: 'POST', key, json: { model: 'nope/nope' } });
+    const unknown = await svc.call('/v1/jobs/estimate', {
+      method: 'POST',
+      key,
+      json: { model: 'nope/nope' },
+    });
     expect([unknown.status, (await unknown.json()).code]).toEqual([404, 'MODEL_NOT_FOUND']);
   });
 });

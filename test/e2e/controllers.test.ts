@@ -29,9 +29,18 @@ it('two controllers running at once never create two Pods for one job, and the f
 
   const key = await s.account({ name: 'acme', plan: 'enterprise' });
   const submit = async () =>
-    (await (await s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: 'genjobs/reference-image/text-to-image', input: { prompt: 'twice?' } } })).json()).jobId as string;
+    (
+      await (
+        await s.call('/v1/jobs/submit', {
+          method: 'POST',
+          key,
+          json: { model: 'genjobs/reference-image/text-to-image', input: { prompt: 'twice?' } },
+        })
+      ).json()
+    ).jobId as string;
   const ids = await Promise.all(Array.from({ length: 8 }, submit));
-  const done = (id: string) => eventually(async () => (await s.r.jobs.get(id))?.status?.phase === 'completed', 60_000, `job ${id}`);
+  const done = (id: string) =>
+    eventually(async () => (await s.r.jobs.get(id))?.status?.phase === 'completed', 60_000, `job ${id}`);
   await Promise.all(ids.map(done));
 
   // The leader stops (releasing its Lease); the other replica carries on with new work.

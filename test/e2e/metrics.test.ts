@@ -10,7 +10,12 @@ afterAll(async () => s?.stop());
 
 /** One sample of a scrape: the value of `name{labels}` (labels matched as a substring). */
 function sample(text: string, name: string, labels = ''): number {
-  const line = text.split('\n').find((l) => l.startsWith(name) && (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) && l.includes(labels));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith(name) && (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) && l.includes(labels),
+    );
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
@@ -23,13 +28,31 @@ it('after jobs finish, a scrape shows submits, transitions and money moved by th
   const before = await scrape();
   const model = 'genjobs/reference-image/text-to-image';
   const submit = async (input: Record<string, unknown>) =>
-    (await (await s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: input.image ? 'genjobs/reference-image/edit-image' : model, input } })).json()).jobId as string;
+    (
+      await (
+        await s.call('/v1/jobs/submit', {
+          method: 'POST',
+          key,
+          json: { model: input.image ? 'genjobs/reference-image/edit-image' : model, input },
+        })
+      ).json()
+    ).jobId as string;
   const ok = [await submit({ prompt: 'a' }), await submit({ prompt: 'b', resolution: '4k' })];
   const bad = await submit({ prompt: 'c', image: 'http://127.0.0.1:1/none.png' });
-  for (const id of [...ok, bad]) await eventually(async () => ['completed', 'failed'].includes((await s.r.jobs.get(id))?.status?.phase ?? ''), 60_000, id);
-  await eventually(async () => Object.keys((await s.r.accounts.get('acme'))?.status?.reservations ?? {}).length === 0, 10_000, 'settled');
+  for (const id of [...ok, bad])
+    await eventually(
+      async () => ['completed', 'failed'].includes((await s.r.jobs.get(id))?.status?.phase ?? ''),
+      60_000,
+      id,
+    );
+  await eventually(
+    async () => Object.keys((await s.r.accounts.get('acme'))?.status?.reservations ?? {}).length === 0,
+    10_000,
+    'settled',
+  );
   const after = await scrape();
-  const delta = (which: 'api' | 'ctl', name: string, labels = '') => sample(after[which], name, labels) - sample(before[which], name, labels);
+  const delta = (which: 'api' | 'ctl', name: string, labels = '') =>
+    sample(after[which], name, labels) - sample(before[which], name, labels);
 
   expect(delta('api', 'genjobs_jobs_submitted_total', `model="${model}"`)).toBe(2);
   expect(delta('api', 'genjobs_jobs_submitted_total', 'model="genjobs/reference-image/edit-image"')).toBe(1);

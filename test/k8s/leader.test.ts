@@ -33,15 +33,15 @@ describe('leader election on a real Lease', () => {
     const b = candidate('b');
     a.start();
     b.start();
-    await eventually(
+    await eventually(() => (leading.size === 1 ? [...leading][0] : undefined), 5_000, 'a leader');
+    // Several renew periods later there is still at most one leader.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(leading.size).toBeLessThanOrEqual(1);
+    const current = await eventually(
       () => (leading.size === 1 ? [...leading][0] : undefined),
       5_000,
       'a leader',
     );
-    // Several renew periods later there is still at most one leader.
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(leading.size).toBeLessThanOrEqual(1);
-    const current = await eventually(() => (leading.size === 1 ? [...leading][0] : undefined), 5_000, 'a leader');
 
     const [leader, follower] = current === 'a' ? [a, b] : [b, a];
     const crashedAt = Date.now();

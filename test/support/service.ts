@@ -80,11 +80,11 @@ export async function startTestApi(
       const headers = new Headers(rest.headers);
       if (key) headers.set('authorization', `Bearer ${key}`);
       if (json !== undefined) headers.set('content-type', 'application/json');
-      return fetch(`${api.url}${path}`, {
+      return checkedFetch(`${api.url}${path}`, {
         ...rest,
         headers,
         body: json !== undefined ? JSON.stringify(json) : rest.body,
-      }) as Promise<TestResponse>;
+      });
     },
     stop: () => api.stop(),
   };

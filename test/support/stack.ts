@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/config.ts';
-import { MERGE_PATCH } from '../../src/k8s/client.ts';
 import { type RunningController, startController } from '../../src/controller/main.ts';
 import { genjobsCommandMap, NodeAgent } from '../../src/dev/nodeagent.ts';
+import { MERGE_PATCH } from '../../src/k8s/client.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/log.ts';
 import { startTestApi, type TestService } from './service.ts';
 
@@ -26,7 +26,10 @@ export async function startTestStack(
   // The apiserver's Pod Security admission refuses any worker Pod that breaks the
   // "restricted" profile, so every job of every stack test checks the Pod spec for real.
   await svc.kube.core.patchNamespace(
-    { name: svc.kube.namespace, body: { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } } },
+    {
+      name: svc.kube.namespace,
+      body: { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } },
+    },
     MERGE_PATCH,
   );
   const controllerEnv = (env: NodeJS.ProcessEnv = {}) =>

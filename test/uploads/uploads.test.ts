@@ -6,7 +6,7 @@ import { BlobSigner } from '../../src/blob/signing.ts';
 import type { RunningController } from '../../src/controller/main.ts';
 import { eventually } from '../support/cluster.ts';
 import { startTestController, TestClock } from '../support/controller.ts';
-import { startTestApi, type TestResponse, type TestService } from '../support/service.ts';
+import { checkedFetch, startTestApi, type TestResponse, type TestService } from '../support/service.ts';
 
 const MIN = 60_000;
 const IMAGE_MAX = 10_485_760;
@@ -35,8 +35,23 @@ const local = (url: string) => {
   return `${svc.api.url}${u.pathname}${u.search}`;
 };
 
+/** The upload endpoints, every answer checked against the OpenAPI document. */
+function call(
+  path: string,
+  init: { key?: string; method?: string; json?: unknown } = {},
+): Promise<TestResponse> {
+  const headers: Record<string, string> = {};
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  if (init.json !== undefined) headers['content-type'] = 'application/json';
+  return checkedFetch(`${svc.api.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+  });
+}
+
 function presign(body: unknown, k = key): Promise<TestResponse> {
-  return svc.call('/v1/uploads/presign', { method: 'POST', key: k, json: body });
+  return call('/v1/uploads/presign', { method: 'POST', key: k, json: body });
 }
 
 async function presigned(filename = 'cat.png', contentType = 'image/png') {
@@ -105,7 +120,7 @@ describe('presign, upload, read', () => {
     expect(got.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
 
-    const status = await svc.call(`/v1/uploads/${data.fileId}`, { key });
+    const status = await call(`/v1/uploads/${data.fileId}`, { key });
     expect(status.status).toBe(200);
     const record = await status.json();
     expect(record).toMatchObject({ success: true, requestId: status.headers.get('x-request-id') });
@@ -145,13 +160,13 @@ describe('presign, upload, read', () => {
     const data = await presigned('../../etc/passwd', 'image/png');
     expect(new URL(data.fileUrl).pathname).toBe(`/files/uploads/acme/${data.fileId}`);
     expect((await put(data.uploadUrl, Buffer.from('x'))).status).toBe(200);
-    const record = await (await svc.call(`/v1/uploads/${data.fileId}`, { key })).json();
+    const record = await (await call(`/v1/uploads/${data.fileId}`, { key })).json();
     expect(record.data.filename).toBe('../../etc/passwd');
   });
 
   it('reads an upload written a moment ago even before the cache has it', async () => {
     const data = await presigned();
-    expect((await svc.call(`/v1/uploads/${data.fileId}`, { key })).status).toBe(200);
+    expect((await call(`/v1/uploads/${data.fileId}`, { key })).status).toBe(200);
   });
 });
 
@@ -174,7 +189,7 @@ describe('upload errors', () => {
   });
 
   it('presign without a key is a 401 that is wrapped too', async () => {
-    const res = await svc.call('/v1/uploads/presign', {
+    const res = await call('/v1/uploads/presign', {
       method: 'POST',
       json: { filename: 'a.png', contentType: 'image/png' },
     });
@@ -253,13 +268,13 @@ describe('upload errors', () => {
 
   it("another account's upload, an unknown id and a malformed id are all 404 NOT_FOUND", async () => {
     const data = await presigned();
-    await expectProblem(await svc.call(`/v1/uploads/${data.fileId}`, { key: other }), 404, 'NOT_FOUND');
+    await expectProblem(await call(`/v1/uploads/${data.fileId}`, { key: other }), 404, 'NOT_FOUND');
     await expectProblem(
-      await svc.call('/v1/uploads/6f1c1f9e-0000-4000-8000-000000000000', { key }),
+      await call('/v1/uploads/6f1c1f9e-0000-4000-8000-000000000000', { key }),
       404,
       'NOT_FOUND',
     );
-    await expectProblem(await svc.call('/v1/uploads/..%2F..%2Fetc', { key }), 404, 'NOT_FOUND');
+    await expectProblem(await call('/v1/uploads/..%2F..%2Fetc', { key }), 404, 'NOT_FOUND');
   });
 
   it('a file larger than maxSize that got stored anyway (as S3 allows) is deleted, with a Warning', async () => {
@@ -293,7 +308,7 @@ describe('expiry', () => {
   }
 
   async function statusOf(id: string) {
-    return (await (await svc.call(`/v1/uploads/${id}`, { key })).json()).data.status;
+    return (await (await call(`/v1/uploads/${id}`, { key })).json()).data.status;
   }
 
   it('deletes the file 60 minutes after creation and marks the upload expired; the record goes a day later', async () => {
@@ -311,7 +326,7 @@ describe('expiry', () => {
 
     clock.advance(24 * 60 * MIN);
     await eventually(async () => (await svc.r.uploads.get(data.fileId)) === undefined);
-    await expectProblem(await svc.call(`/v1/uploads/${data.fileId}`, { key }), 404, 'NOT_FOUND');
+    await expectProblem(await call(`/v1/uploads/${data.fileId}`, { key }), 404, 'NOT_FOUND');
   });
 
   it('expires uploads that came due while no controller ran, once one starts again', async () => {

@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookSecrets } from '../../src/accounts/webhook-secret.ts';
 import type { RunningController } from '../../src/controller/main.ts';
+import { getSecret } from '../../src/k8s/secrets.ts';
 import { eventually, kubeconfigPath } from '../support/cluster.ts';
 import { startTestController } from '../support/controller.ts';
 import { startTestApi, type TestService } from '../support/service.ts';
@@ -69,6 +70,13 @@ describe('webhooks', () => {
     expect((await genjobs('accounts', 'webhook-secret', 'acme')).trim()).toBe(first);
     const json = JSON.parse(await genjobs('accounts', 'webhook-secret', 'acme', '-o', 'json'));
     expect(json).toEqual({ account: 'acme', current: first });
+    // Kept in a Secret of the service's namespace, owned by the Account (deleted with it).
+    const stored = await getSecret(svc.kube, 'genjobs-webhook-acme');
+    const account = await svc.r.accounts.get('acme');
+    expect(stored?.metadata?.ownerReferences).toEqual([
+      { apiVersion: 'genjobs.io/v1alpha1', kind: 'Account', name: 'acme', uid: account?.metadata.uid },
+    ]);
+    expect(Buffer.from(stored?.data?.current ?? '', 'base64').toString()).toBe(first);
   });
 
   it('a completed job is announced to an HTTPS receiver, signed per Standard Webhooks, exactly once', async () => {

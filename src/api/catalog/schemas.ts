@@ -39,7 +39,10 @@ const providerBase = {
   color: z.string().regex(/^#[0-9A-Fa-f]{6}$/),
 };
 
-export const CatalogProviderItem = z.strictObject({ ...providerBase, modelCount: z.number().int().nonnegative() });
+export const CatalogProviderItem = z.strictObject({
+  ...providerBase,
+  modelCount: z.number().int().nonnegative(),
+});
 
 export const CatalogProviderDetail = z.strictObject({
   ...providerBase,

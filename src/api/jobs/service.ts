@@ -9,6 +9,8 @@ import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
+import type { TargetPolicy } from '../../webhooks/address.ts';
+import { targetRefusal } from '../../webhooks/deliver.ts';
 import type { Principal } from '../request.ts';
 
 export interface JobServiceOptions {
@@ -17,6 +19,8 @@ export interface JobServiceOptions {
   ledger: Ledger;
   catalog: () => Catalog;
   plans: Record<string, number>;
+  /** Which webhook targets are allowed (the controller applies the same policy at delivery). */
+  webhookPolicy?: TargetPolicy;
   eta?: DurationEstimator;
   now?: () => number;
   onSubmitted?: (model: string, costMicroCents: number) => void;
@@ -71,7 +75,7 @@ export class JobService {
     const variant = resolveForSubmit(this.o.catalog(), cmd.model, account);
     const version = resolveVersion(variant.model, cmd.version);
     const input = prepareInput(variant, cmd.input);
-    if (cmd.webhookUrl !== undefined) checkWebhookUrl(cmd.webhookUrl);
+    if (cmd.webhookUrl !== undefined) checkWebhookUrl(cmd.webhookUrl, this.o.webhookPolicy ?? {});
     const cost = price(variant, input, account.spec.discount).estimatedCostMicroCents;
     const accountName = account.metadata.name ?? '';
 
@@ -274,7 +278,7 @@ function decodeCursor(cursor: string): [string, string] {
   });
 }
 
-function checkWebhookUrl(url: string): void {
+function checkWebhookUrl(url: string, policy: TargetPolicy): void {
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);
@@ -282,6 +286,14 @@ function checkWebhookUrl(url: string): void {
   if (parsed?.protocol !== 'https:' || !parsed.hostname) {
     throw new AppError('INVALID_INPUT', 'webhookUrl must be an absolute https:// URL', {
       errors: [{ pointer: '/webhookUrl', message: 'must be an https:// URL' }],
+    });
+  }
+  // Literal addresses are refused now; names are checked again on every delivery, at
+  // connect time, against the address they then resolve to.
+  const refused = targetRefusal(url, policy);
+  if (refused) {
+    throw new AppError('INVALID_INPUT', `webhookUrl is not an allowed target: ${refused}`, {
+      errors: [{ pointer: '/webhookUrl', message: refused }],
     });
   }
 }

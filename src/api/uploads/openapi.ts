@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { addOperations } from '../openapi.ts';
+import { PresignRequest, PresignResult, UploadRecord } from './schemas.ts';
+
+/** The `{success, data, requestId}` envelope of the upload endpoints (spec 4.5, 4.6). */
+const wrapped = (data: z.ZodType) => z.object({ success: z.literal(true), data, requestId: z.string() });
+
+// Registered once, when the upload routes are first loaded.
+addOperations([
+  {
+    method: 'post',
+    path: '/v1/uploads/presign',
+    summary:
+      'Presign an upload: PUT the file to uploadUrl within 15 minutes; it is deleted 60 minutes after creation',
+    security: 'bearer',
+    body: PresignRequest,
+    responses: { 200: wrapped(PresignResult) },
+    errors: [400, 401, 413, 415, 503],
+  },
+  {
+    method: 'get',
+    path: '/v1/uploads/{id}',
+    summary: 'Get an upload of the account',
+    security: 'bearer',
+    responses: { 200: wrapped(UploadRecord) },
+    errors: [401, 404],
+  },
+]);

@@ -1,0 +1,41 @@
+import { type NextFunction, type Request, type Response, Router } from 'express';
+import type { Authenticator } from '../auth.ts';
+import { parseBody, requireJson } from '../body.ts';
+import { locals } from '../request.ts';
+import './openapi.ts';
+import { PresignRequest } from './schemas.ts';
+import type { UploadService } from './service.ts';
+
+/**
+ * Spec 4.5 and 4.6. Both answers are wrapped (`{success, data, requestId}`), errors too
+ * (`success: false` in the problem body), so the flag is set before authentication runs.
+ *
+ * Scope: the spec shows none for uploads (section 5: "scope not shown"). Any valid key of
+ * the account may presign and read its uploads: an upload costs nothing and is only useful
+ * as the input of a job, which itself needs `submit_job`; requiring a particular scope would
+ * only force clients to hold a broader key than they need.
+ */
+export function uploadRoutes(service: UploadService, auth: Authenticator): Router {
+  const r = Router();
+  r.use('/v1/uploads', (_req: Request, res: Response, next: NextFunction) => {
+    locals(res).wrapped = true;
+    next();
+  });
+
+  r.post('/v1/uploads/presign', auth.require(undefined), requireJson, async (req, res) => {
+    const l = locals(res);
+    l.route = '/v1/uploads/presign';
+    const body = parseBody(PresignRequest, req.body);
+    const data = await service.presign(l.principal!, body.filename, body.contentType);
+    res.json({ success: true, data, requestId: l.requestId });
+  });
+
+  r.get('/v1/uploads/:id', auth.require(undefined), async (req, res) => {
+    const l = locals(res);
+    l.route = '/v1/uploads/:id';
+    const data = await service.get(l.principal!, req.params.id as string);
+    res.json({ success: true, data, requestId: l.requestId });
+  });
+
+  return r;
+}

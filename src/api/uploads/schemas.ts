@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { UPLOAD_CONTENT_TYPES } from '../../k8s/types.ts';
+
+/**
+ * Request and response shapes of the upload endpoints (spec 2.5, 4.5, 4.6). The content
+ * type is only required to be a string here: whether it is one of the allowed eight is its
+ * own error (INVALID_CONTENT_TYPE), checked after this schema.
+ */
+export const PresignRequest = z.strictObject({
+  filename: z
+    .string()
+    .trim()
+    .min(1, 'filename must not be empty')
+    .max(255, 'filename must be at most 255 characters')
+    // Metadata only, never part of a storage key; control characters would still break
+    // the headers and logs it may end up in.
+    .refine((s) => !/\p{Cc}/u.test(s), 'filename must not contain control characters')
+    .describe('Name of the file (metadata only)'),
+  contentType: z
+    .string()
+    .min(1, 'contentType must not be empty')
+    .max(255)
+    .describe(`One of ${UPLOAD_CONTENT_TYPES.join(', ')}`),
+});
+
+export const PresignResult = z.object({
+  uploadUrl: z.string(),
+  fileUrl: z.string(),
+  fileId: z.uuid(),
+  expiresAt: z.iso.datetime(),
+  maxSize: z.number().int().positive(),
+});
+
+export const UploadRecord = z.object({
+  id: z.string(),
+  filename: z.string(),
+  contentType: z.enum(UPLOAD_CONTENT_TYPES),
+  fileUrl: z.string(),
+  status: z.enum(['pending', 'expired']),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+});

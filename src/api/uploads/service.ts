@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { uploadKey } from '../../blob/keys.ts';
+import type { BlobStore } from '../../blob/store.ts';
+import { AppError } from '../../errors.ts';
+import type { Informer } from '../../k8s/informer.ts';
+import type { CustomResources } from '../../k8s/resources.ts';
+import { UPLOAD_CONTENT_TYPES, type Upload } from '../../k8s/types.ts';
+import type { Principal } from '../request.ts';
+import { isUploadContentType, maxSizeOf, PUT_VALIDITY_MS, UPLOAD_RETENTION_MS } from './policy.ts';
+
+export interface UploadServiceOptions {
+  uploads: CustomResources<Upload>;
+  uploadCache: Informer<Upload>;
+  store: BlobStore;
+  now?: () => number;
+}
+
+/** The presign result of spec 2.5. */
+export interface PresignResult {
+  uploadUrl: string;
+  fileUrl: string;
+  fileId: string;
+  expiresAt: string;
+  maxSize: number;
+}
+
+/** The upload status record of spec 2.5. */
+export interface UploadRecord {
+  id: string;
+  filename: string;
+  contentType: string;
+  fileUrl: string;
+  status: 'pending' | 'expired';
+  createdAt: string;
+  expiresAt: string;
+}
+
+/**
+ * Presigned uploads (spec 4.5, 4.6). Each upload is an Upload resource named by its fileId
+ * and owned by the caller's account; the controller deletes the file at `spec.expiresAt`.
+ * The Upload is created before the PUT address is handed out, so there is never a file
+ * the controller does not know to expire.
+ */
+export class UploadService {
+  private readonly o: UploadServiceOptions;
+
+  constructor(options: UploadServiceOptions) {
+    this.o = options;
+  }
+
+  private now(): number {
+    return this.o.now?.() ?? Date.now();
+  }
+
+  async presign(principal: Principal, filename: string, requestedType: string): Promise<PresignResult> {
+    // Media types are case-insensitive (RFC 9110); the stored and signed form is lower case.
+    const contentType = requestedType.trim().toLowerCase();
+    if (!isUploadContentType(contentType)) {
+      throw new AppError(
+        'INVALID_CONTENT_TYPE',
+        `contentType must be one of ${UPLOAD_CONTENT_TYPES.join(', ')}`,
+        { errors: [{ pointer: '/contentType', message: 'not an allowed content type' }] },
+      );
+    }
+    const account = principal.account.metadata.name ?? '';
+    const fileId = randomUUID();
+    const objectKey = uploadKey(account, fileId);
+    const maxSize = maxSizeOf(contentType);
+    const now = this.now();
+    const expiresAt = new Date(now + UPLOAD_RETENTION_MS).toISOString();
+    try {
+      await this.o.uploads.create({
+        metadata: { name: fileId, labels: { 'genjobs.io/account': account } },
+        spec: { account, filename, contentType, maxSize, objectKey, expiresAt },
+      });
+    } catch (err) {
+      throw new AppError('UNAVAILABLE', 'the upload could not be registered; please retry', {
+        cause: err,
+        retryAfterSeconds: 1,
+      });
+    }
+    const uploadUrl = await this.o.store.presignPut(objectKey, {
+      contentType,
+      maxSize,
+      expiresAt: new Date(now + PUT_VALIDITY_MS),
+    });
+    return { uploadUrl, fileUrl: this.o.store.publicUrl(objectKey), fileId, expiresAt, maxSize };
+  }
+
+  /** The caller's upload; another account's is as unknown as a missing one (spec 5, rule 3). */
+  async get(principal: Principal, id: string): Promise<UploadRecord> {
+    // A cache miss may be an upload presigned a moment ago: ask the apiserver (read your own write).
+    const upload = this.o.uploadCache.get(id) ?? (validName(id) ? await this.o.uploads.get(id) : undefined);
+    if (!upload || upload.spec.account !== principal.account.metadata.name) {
+      throw new AppError('NOT_FOUND', `upload ${id} not found`);
+    }
+    return this.record(upload);
+  }
+
+  record(upload: Upload): UploadRecord {
+    return {
+      id: upload.metadata.name ?? '',
+      filename: upload.spec.filename,
+      contentType: upload.spec.contentType,
+      fileUrl: this.o.store.publicUrl(upload.spec.objectKey),
+      status: upload.status?.phase ?? 'pending',
+      createdAt: upload.metadata.creationTimestamp ?? new Date(0).toISOString(),
+      expiresAt: upload.spec.expiresAt,
+    };
+  }
+}
+
+const validName = (s: string) => /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(s);
