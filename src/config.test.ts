@@ -26,3 +26,19 @@ describe('loadConfig', () => {
     );
   });
 });
+
+describe('JSON settings', () => {
+  it('parses worker Pod defaults and names a bad value', () => {
+    const c = loadConfig({
+      GENJOBS_WORKER_RESOURCES: '{"requests":{"cpu":"500m"},"limits":{"memory":"1Gi"}}',
+      GENJOBS_WORKER_TOLERATIONS: '[{"key":"gpu","operator":"Exists","effect":"NoSchedule"}]',
+    });
+    expect(c.GENJOBS_WORKER_RESOURCES).toEqual({ requests: { cpu: '500m' }, limits: { memory: '1Gi' } });
+    expect(c.GENJOBS_WORKER_NODE_SELECTOR).toEqual({});
+    expect(c.GENJOBS_WORKER_TOLERATIONS).toHaveLength(1);
+    expect(() => loadConfig({ GENJOBS_WORKER_NODE_SELECTOR: '{"pool":1}' })).toThrow(
+      /GENJOBS_WORKER_NODE_SELECTOR/,
+    );
+    expect(() => loadConfig({ GENJOBS_WORKER_COMMAND: 'genjobs worker' })).toThrow(/not JSON/);
+  });
+});

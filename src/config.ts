@@ -24,14 +24,27 @@ const plans = z
   .regex(/^[a-z][a-z0-9-]*=\d+(,[a-z][a-z0-9-]*=\d+)*$/, 'plans like free=2,pro=20,enterprise=100')
   .transform((v) => Object.fromEntries(v.split(',').map((p) => [p.split('=')[0]!, Number(p.split('=')[1])])));
 
-const jsonStringArray = z.string().transform((v, ctx) => {
-  try {
-    const parsed = JSON.parse(v);
-    if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) return parsed as string[];
-  } catch {}
-  ctx.addIssue({ code: 'custom', message: 'a JSON array of strings, e.g. ["genjobs","worker"]' });
-  return z.NEVER;
-});
+/** A setting that holds JSON, checked against a schema (the chart passes maps and lists this way). */
+function json<T extends z.ZodType>(schema: T, example: string) {
+  return z.string().transform((v, ctx): z.infer<T> => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `not JSON; expected e.g. ${example}` });
+      return z.NEVER;
+    }
+    const result = schema.safeParse(parsed);
+    if (result.success) return result.data;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${result.error.issues[0]?.message ?? 'invalid'}; expected e.g. ${example}`,
+    });
+    return z.NEVER;
+  });
+}
+const quantity = z.union([z.string(), z.number()]);
+const jsonStringArray = json(z.array(z.string()), '["genjobs","worker"]');
 
 /**
  * Every setting of every entrypoint, read from the environment once at start-up. Each has
@@ -69,6 +82,31 @@ export const configSchema = z.object({
   GENJOBS_WORKER_COMMAND: jsonStringArray.prefault('["genjobs","worker"]'),
   /** PriorityClass of worker Pods (optional). */
   GENJOBS_WORKER_PRIORITY_CLASS: z.string().optional(),
+  /** ServiceAccount of worker Pods (one without bindings; its token is never mounted). */
+  GENJOBS_WORKER_SERVICE_ACCOUNT: z.string().optional(),
+  /** Defaults for worker Pods; a model's runtime.pod in the catalog overrides them. */
+  GENJOBS_WORKER_RESOURCES: json(
+    z.strictObject({
+      requests: z.record(z.string(), quantity).optional(),
+      limits: z.record(z.string(), quantity).optional(),
+    }),
+    '{"requests":{"cpu":"500m"},"limits":{"memory":"1Gi"}}',
+  ).prefault('{}'),
+  GENJOBS_WORKER_NODE_SELECTOR: json(z.record(z.string(), z.string()), '{"pool":"gpu"}').prefault('{}'),
+  GENJOBS_WORKER_TOLERATIONS: json(
+    z.array(
+      z.object({
+        key: z.string().optional(),
+        operator: z.enum(['Exists', 'Equal']).optional(),
+        value: z.string().optional(),
+        effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
+        tolerationSeconds: z.number().int().optional(),
+      }),
+    ),
+    '[{"key":"gpu","operator":"Exists","effect":"NoSchedule"}]',
+  ).prefault('[]'),
+  /** Name of the coordination.k8s.io Lease the controller replicas elect a leader with. */
+  GENJOBS_LEASE_NAME: z.string().min(1).max(253).default('genjobs-controller'),
   /** Controller reconcile workers. */
   GENJOBS_CONTROLLER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Leader election: off only for a single controller replica in dev and tests. */

@@ -159,9 +159,11 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       command: config.GENJOBS_WORKER_COMMAND,
       blobUrl: config.GENJOBS_BLOB_INTERNAL_URL ?? publicFiles,
       blobPublicUrl: publicFiles,
-      ...(config.GENJOBS_WORKER_PRIORITY_CLASS
-        ? { priorityClassName: config.GENJOBS_WORKER_PRIORITY_CLASS }
-        : {}),
+      priorityClassName: config.GENJOBS_WORKER_PRIORITY_CLASS,
+      serviceAccountName: config.GENJOBS_WORKER_SERVICE_ACCOUNT,
+      resources: config.GENJOBS_WORKER_RESOURCES,
+      nodeSelector: config.GENJOBS_WORKER_NODE_SELECTOR,
+      tolerations: config.GENJOBS_WORKER_TOLERATIONS,
     },
   });
   const accountReconciler = new AccountReconciler({
@@ -236,7 +238,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   };
   const elector = config.GENJOBS_LEADER_ELECTION
     ? new LeaderElector(kube, {
-        leaseName: 'genjobs-controller',
+        leaseName: config.GENJOBS_LEASE_NAME,
         identity: `${config.POD_NAME ?? hostname()}-${randomBytes(3).toString('hex')}`,
         log,
         onStartedLeading: lead,

@@ -32,6 +32,8 @@ export class LeaderElector {
   private lastRenew = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The attempt in flight, so a stop can wait for it before releasing the Lease. */
+  private inflight: Promise<void> = Promise.resolve();
 
   constructor(kube: Kube, options: LeaderElectionOptions) {
     this.kube = kube;
@@ -50,7 +52,7 @@ export class LeaderElector {
 
   start(): void {
     this.stopped = false;
-    void this.tick();
+    this.schedule(0);
   }
 
   /**
@@ -60,6 +62,8 @@ export class LeaderElector {
   async stop(options: { release?: boolean } = {}): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    // A renew still in flight would race the release below and make it conflict.
+    await this.inflight;
     if (!this.leading) return;
     this.setLeading(false);
     if (options.release === false) return;
@@ -78,10 +82,20 @@ export class LeaderElector {
     }
   }
 
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.inflight = this.tick();
+    }, ms);
+    this.timer.unref();
+  }
+
   private async tick(): Promise<void> {
     if (this.stopped) return;
     try {
       const held = await this.tryAcquireOrRenew();
+      // Stopped meanwhile: act no more. (A Lease first acquired by this very attempt is
+      // left to expire; a renewed one is released by stop, which waited for this attempt.)
+      if (this.stopped) return;
       if (held) {
         this.lastRenew = this.opts.now();
         if (!this.leading) this.setLeading(true);
@@ -92,10 +106,7 @@ export class LeaderElector {
       this.opts.log.warn({ err: String(err) }, 'leader lease update failed');
     }
     if (this.leading && this.opts.now() - this.lastRenew > this.opts.renewDeadlineMs) this.setLeading(false);
-    if (!this.stopped) {
-      this.timer = setTimeout(() => void this.tick(), this.opts.retryPeriodMs);
-      this.timer.unref();
-    }
+    if (!this.stopped) this.schedule(this.opts.retryPeriodMs);
   }
 
   private setLeading(leading: boolean): void {

@@ -149,30 +149,18 @@ describe('default values', () => {
   });
 });
 
-/** Settings the chart passes before src/config.ts reads them; each leaves the list when config.ts gains it. */
-const NOT_YET_READ = [
-  'GENJOBS_LEASE_NAME',
-  'GENJOBS_WORKER_SERVICE_ACCOUNT',
-  'GENJOBS_WORKER_RESOURCES',
-  'GENJOBS_WORKER_NODE_SELECTOR',
-  'GENJOBS_WORKER_TOLERATIONS',
-];
 /** Settings the chart leaves at their defaults on purpose. */
 const DEFAULT_ONLY = ['GENJOBS_WORKER_COMMAND'];
 
 describe('settings', () => {
   it('the chart sets only variables the processes read, and every one they read but the defaults-only', async () => {
     const config = new Set(Object.keys(configSchema.shape));
-    for (const name of NOT_YET_READ)
-      expect(config.has(name), `${name} is read now: drop it from NOT_YET_READ`).toBe(false);
     const set = new Set<string>();
     for (const values of Object.values(VARIANTS)) {
       for (const d of deployments((await render(values)).objects))
         for (const name of Object.keys(envOf(d))) set.add(name);
     }
-    const unknown = [...set].filter(
-      (n) => !config.has(n) && !NOT_YET_READ.includes(n) && !n.startsWith('AWS_'),
-    );
+    const unknown = [...set].filter((n) => !config.has(n) && !n.startsWith('AWS_'));
     expect(unknown).toEqual([]);
     expect([...config].filter((n) => !set.has(n) && !DEFAULT_ONLY.includes(n))).toEqual([]);
   });

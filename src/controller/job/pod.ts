@@ -13,8 +13,16 @@ export interface PodSettings {
   blobPublicUrl: string;
   /** A grant to write under the job's own prefix, valid a little longer than the runtime's timeout. */
   blobGrant: string;
-  priorityClassName?: string;
+  priorityClassName?: string | undefined;
+  /** A ServiceAccount without bindings; its token is not mounted either way. */
+  serviceAccountName?: string | undefined;
+  /** Defaults under every model's own runtime.pod settings. */
+  resources?: PodResources;
+  nodeSelector?: Record<string, string>;
+  tolerations?: NonNullable<Runtime['pod']>['tolerations'];
 }
+
+type PodResources = { requests?: Record<string, string | number>; limits?: Record<string, string | number> };
 
 export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'genjobs' } as const;
 export const JOB_LABEL = 'genjobs.io/job';
@@ -64,6 +72,8 @@ export function buildWorkerPod(
     });
   }
   const pod = runtime.pod ?? {};
+  const nodeSelector = { ...settings.nodeSelector, ...pod.nodeSelector };
+  const tolerations = [...(settings.tolerations ?? []), ...(pod.tolerations ?? [])];
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -93,8 +103,9 @@ export function buildWorkerPod(
       activeDeadlineSeconds: runtime.timeoutSeconds,
       terminationGracePeriodSeconds: 15,
       ...(settings.priorityClassName ? { priorityClassName: settings.priorityClassName } : {}),
-      ...(pod.nodeSelector ? { nodeSelector: pod.nodeSelector } : {}),
-      ...(pod.tolerations ? { tolerations: pod.tolerations } : {}),
+      ...(settings.serviceAccountName ? { serviceAccountName: settings.serviceAccountName } : {}),
+      ...(Object.keys(nodeSelector).length ? { nodeSelector } : {}),
+      ...(tolerations.length ? { tolerations } : {}),
       securityContext: {
         runAsNonRoot: true,
         runAsUser: 10001,
@@ -108,7 +119,7 @@ export function buildWorkerPod(
           image: settings.image,
           command: settings.command,
           env,
-          resources: stringQuantities(pod.resources),
+          resources: stringQuantities(pod.resources ?? settings.resources),
           securityContext: {
             allowPrivilegeEscalation: false,
             readOnlyRootFilesystem: true,

@@ -14,7 +14,7 @@ import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
 import type { Admission } from './admission.ts';
 import { type Action, type DecideSettings, decide, type PodView, podName } from './decide.ts';
-import { buildWorkerPod } from './pod.ts';
+import { buildWorkerPod, type PodSettings } from './pod.ts';
 
 export interface JobReconcilerDeps {
   kube: Kube;
@@ -30,13 +30,7 @@ export interface JobReconcilerDeps {
   metrics: Metrics;
   log: Logger;
   settings: DecideSettings;
-  pod: {
-    image: string;
-    command: string[];
-    blobUrl: string;
-    blobPublicUrl: string;
-    priorityClassName?: string;
-  };
+  pod: Omit<PodSettings, 'blobGrant'>;
   now?: () => number;
   /** Asks for another job to be reconciled (waiting jobs when a slot frees). */
   enqueue: (jobId: string) => void;
