@@ -56,15 +56,19 @@ beforeAll(async () => {
   expect(established.code, established.stderr).toBe(0);
 }, 900_000);
 
-async function dryRun(namespace: string, manifests: string) {
-  return kubectl(kubeconfig, ['apply', '--dry-run=server', '--namespace', namespace, '-f', '-'], manifests);
+/** Every rendered object names its namespace (the release's, or the webhook Secrets' own). */
+async function dryRun(manifests: string) {
+  return kubectl(kubeconfig, ['apply', '--dry-run=server', '-f', '-'], manifests);
 }
 
 describe('kubectl apply --dry-run=server', () => {
   it.each(Object.entries(VARIANTS))('%s: every rendered object is accepted', async (_, values) => {
-    const ns = (await testNamespace('chart-dry')).namespace;
+    const kube = await testNamespace('chart-dry');
+    const ns = kube.namespace;
+    // The webhook Secrets' own namespace must exist for a dry run of the Role in it.
+    await ensureNamespace(kube, `${ns}-webhooks`);
     const { text, objects } = await render(values, { namespace: ns });
-    const r = await dryRun(ns, text);
+    const r = await dryRun(text);
     expect(r.code, r.stderr).toBe(0);
     const accepted = r.stdout.split('\n').filter((l) => l.endsWith('(server dry run)'));
     expect(accepted).toHaveLength(objects.length);
@@ -78,7 +82,7 @@ describe('kubectl apply --dry-run=server', () => {
     const built = await kubectl(kubeconfig, ['kustomize', dir]);
     expect(built.code, built.stderr).toBe(0);
     expect(built.stdout).not.toContain('namespace: genjobs\n');
-    const base = await dryRun(ns, built.stdout);
+    const base = await dryRun(built.stdout);
     expect(base.code, base.stderr).toBe(0);
     const examples = await kubectl(kubeconfig, [
       'apply',

@@ -98,7 +98,7 @@ describe('default values', () => {
     expect(env.POD_NAME).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
     expect(env.GENJOBS_WORKER_IMAGE).toBe('ghcr.io/genjobs/genjobs:0.1.0');
     expect(env.GENJOBS_WORKER_SERVICE_ACCOUNT).toBe('genjobs-worker');
-    expect(env.GENJOBS_WEBHOOK_SECRET_NAMESPACE).toBe('genjobs');
+    expect(env.GENJOBS_WEBHOOK_SECRET_NAMESPACE).toBe('genjobs-webhooks');
   });
 
   it('give both processes the same settings, the blob secret from a generated Secret', () => {
@@ -144,8 +144,12 @@ describe('default values', () => {
     });
     expect(find(objects, 'PodDisruptionBudget', 'genjobs-api').spec.maxUnavailable).toBe(1);
     const kinds = new Set(objects.map((o) => o.kind));
-    for (const k of ['Ingress', 'HorizontalPodAutoscaler', 'ServiceMonitor', 'PrometheusRule', 'Namespace'])
+    for (const k of ['Ingress', 'HorizontalPodAutoscaler', 'ServiceMonitor', 'PrometheusRule'])
       expect(kinds.has(k), k).toBe(false);
+    // The one namespace a default install creates holds only the webhook signing Secrets.
+    expect(objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name)).toEqual([
+      'genjobs-webhooks',
+    ]);
   });
 });
 
@@ -216,8 +220,13 @@ describe('RBAC', () => {
         verbs: ['get', 'update'],
       },
     ]);
-    // Per-account Secret names cannot be listed in resourceNames: get, create and update, never list or watch.
-    expect(rules(shared, 'genjobs-controller').filter((r) => r.resources.includes('secrets'))).toEqual([
+    // By default the webhook Secrets live in <namespace>-webhooks: no right on the release namespace's Secrets.
+    expect(rules(shared, 'genjobs-controller').some((r) => r.resources.includes('secrets'))).toBe(false);
+    expect(find(shared, 'Role', 'genjobs-webhook-secrets').metadata.namespace).toBe('genjobs-webhooks');
+    // Opting into the release namespace: per-account Secret names cannot be listed in
+    // resourceNames, so get, create and update there, never list or watch.
+    const { objects: inRelease } = await render({ webhooks: { secretNamespace: 'genjobs' } });
+    expect(rules(inRelease, 'genjobs-controller').filter((r) => r.resources.includes('secrets'))).toEqual([
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] },
     ]);
 

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/config.ts';
 import { type RunningController, startController } from '../../src/controller/main.ts';
 import { genjobsCommandMap, NodeAgent } from '../../src/dev/nodeagent.ts';
-import { MERGE_PATCH } from '../../src/k8s/client.ts';
+import { type Kube, MERGE_PATCH } from '../../src/k8s/client.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/log.ts';
 import { startTestApi, type TestService } from './service.ts';
 
@@ -20,9 +20,17 @@ const log = (name: string) => (process.env.GENJOBS_TEST_LOGS ? createLogger(name
  */
 export async function startTestStack(
   prefix: string,
-  options: { slots?: number; env?: NodeJS.ProcessEnv; logger?: Logger } = {},
+  options: {
+    slots?: number;
+    env?: NodeJS.ProcessEnv;
+    logger?: Logger;
+    /** Identities the api and the controller run as (default: the admin). */
+    apiIdentity?: (admin: Kube) => Promise<Kube>;
+    controllerIdentity?: (admin: Kube) => Promise<Kube>;
+  } = {},
 ): Promise<TestStack> {
-  const svc = await startTestApi(prefix, options.env, options.logger);
+  const svc = await startTestApi(prefix, options.env, options.logger, options.apiIdentity);
+  const controllerKube = options.controllerIdentity ? await options.controllerIdentity(svc.kube) : svc.kube;
   // The apiserver's Pod Security admission refuses any worker Pod that breaks the
   // "restricted" profile, so every job of every stack test checks the Pod spec for real.
   await svc.kube.core.patchNamespace(
@@ -45,7 +53,11 @@ export async function startTestStack(
       ...env,
     });
   const start = (env?: NodeJS.ProcessEnv) =>
-    startController({ config: controllerEnv(env), kube: svc.kube, log: options.logger ?? log('controller') });
+    startController({
+      config: controllerEnv(env),
+      kube: controllerKube,
+      log: options.logger ?? log('controller'),
+    });
   const controller = await start();
   const agent = new NodeAgent(svc.kube, {
     log: log('agent'),

@@ -59,7 +59,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{- define "genjobs.webhookSecretNamespace" -}}
-{{- default .Release.Namespace .Values.webhooks.secretNamespace -}}
+{{- default (printf "%s-webhooks" .Release.Namespace) .Values.webhooks.secretNamespace -}}
 {{- end -}}
 
 {{- define "genjobs.leaseName" -}}
