@@ -8,17 +8,32 @@ import { type WorkerEnv, workerMain } from './main.ts';
  * download from).
  */
 export function workerEntrypoint(env: WorkerEnv): Promise<number> {
+  const uploadUrl = env.GENJOBS_BLOB_URL;
+  const publicUrl = env.GENJOBS_BLOB_PUBLIC_URL ?? uploadUrl;
   return workerMain(env, {
+    fetch: uploadUrl && publicUrl ? inClusterFetch(publicUrl, uploadUrl) : fetch,
     makeSink: (job) => {
-      const uploadUrl = env.GENJOBS_BLOB_URL;
       const grant = env.GENJOBS_BLOB_GRANT;
       if (!uploadUrl || !grant) throw new Error('GENJOBS_BLOB_URL and GENJOBS_BLOB_GRANT must be set');
-      return new BlobSink({
-        jobId: job.jobId,
-        uploadUrl,
-        grant,
-        publicUrl: env.GENJOBS_BLOB_PUBLIC_URL ?? uploadUrl,
-      });
+      return new BlobSink({ jobId: job.jobId, uploadUrl, grant, publicUrl: publicUrl ?? uploadUrl });
     },
   });
+}
+
+/**
+ * A fetch that reads the service's own files (an upload's fileUrl given as job input) from
+ * the in-cluster address rather than the public one: a Pod may not reach the ingress or
+ * CDN name clients use, and the round trip through it is wasted anyway.
+ */
+export function inClusterFetch(
+  publicBase: string,
+  internalBase: string,
+  inner: typeof fetch = fetch,
+): typeof fetch {
+  const from = `${publicBase.replace(/\/+$/, '')}/`;
+  const to = `${internalBase.replace(/\/+$/, '')}/`;
+  return (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    return inner(url.startsWith(from) ? to + url.slice(from.length) : input, init);
+  };
 }

@@ -18,6 +18,15 @@ let dir = '';
 
 /** One real control plane for the whole run; each test file works in its own namespace. */
 export async function setup(project: TestProject): Promise<void> {
+  // Against a deployed service (scripts/kind-e2e.sh): its cluster, not a local control plane.
+  if (process.env.GENJOBS_E2E_BASE_URL) {
+    const kubeconfig = process.env.KUBECONFIG;
+    if (!kubeconfig)
+      throw new Error('GENJOBS_E2E_BASE_URL needs KUBECONFIG pointing at the cluster that runs it');
+    project.provide('kubeconfig', kubeconfig);
+    project.provide('controlPlaneDir', '');
+    return;
+  }
   dir = await mkdtemp(join(tmpdir(), 'genjobs-test-'));
   const started = Date.now();
   cp = await ControlPlane.start({ dir });
