@@ -15,7 +15,7 @@ import { LeaderElector } from '../k8s/leader.ts';
 import { podInformer } from '../k8s/pods.ts';
 import { resources } from '../k8s/resources.ts';
 import { type Account, type GenerationJob, JOB_PHASES, type Upload } from '../k8s/types.ts';
-import { type Clock, systemClock, WorkQueue } from '../k8s/workqueue.ts';
+import { type Clock, systemClock } from '../k8s/workqueue.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
@@ -24,6 +24,7 @@ import { healthServer } from './health.ts';
 import { Admission } from './job/admission.ts';
 import { JOB_LABEL, MANAGED_BY } from './job/pod.ts';
 import { JobReconciler } from './job/reconciler.ts';
+import { kindQueue } from './queue.ts';
 import { UploadReconciler, uploadQueueKey } from './upload/reconciler.ts';
 import { pendingRetries, wantsWebhook } from './webhook/decide.ts';
 import { WebhookReconciler } from './webhook/reconciler.ts';
@@ -89,48 +90,41 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   const admission = new Admission(jobs);
   const publicFiles = blobSettings(config).publicBaseUrl ?? `${config.GENJOBS_PUBLIC_URL}/files`;
 
-  const jobQueue: WorkQueue = new WorkQueue({
+  const names = (list: readonly { metadata?: { name?: string } }[]) =>
+    list.map((o) => o.metadata?.name ?? '');
+  const common = { metrics, log };
+  const jobQueue = kindQueue({
+    ...common,
+    kind: 'GenerationJob',
     concurrency: config.GENJOBS_CONTROLLER_CONCURRENCY,
-    handler: (key) => timed('GenerationJob', () => jobReconciler.reconcile(key)),
-    onError: (key, err, permanent) => {
-      metrics.reconcileErrors.inc({ kind: 'GenerationJob' });
-      log.warn({ jobId: key, err: String(err), permanent }, 'job reconcile failed');
-    },
+    reconcile: (key) => jobReconciler.reconcile(key),
+    all: () => names(jobs.list()),
   });
-  const accountQueue: WorkQueue = new WorkQueue({
+  const accountQueue = kindQueue({
+    ...common,
+    kind: 'Account',
     concurrency: 4,
-    handler: (key) => timed('Account', () => accountReconciler.reconcile(key)),
-    onError: (key, err) => {
-      metrics.reconcileErrors.inc({ kind: 'Account' });
-      log.warn({ account: key, err: String(err) }, 'account reconcile failed');
-    },
+    reconcile: (key) => accountReconciler.reconcile(key),
+    all: () => names(accounts.list()),
   });
-  const uploadQueue: WorkQueue = new WorkQueue({
+  // Uploads and webhooks wait on wall-clock deadlines: their timers follow the injected clock.
+  const uploadQueue = kindQueue({
+    ...common,
+    kind: 'Upload',
     concurrency: 4,
     clock,
-    handler: (key) => timed('Upload', () => uploadReconciler.reconcile(key)),
-    onError: (key, err) => {
-      metrics.reconcileErrors.inc({ kind: 'Upload' });
-      log.warn({ upload: key, err: String(err) }, 'upload reconcile failed');
-    },
+    reconcile: (key) => uploadReconciler.reconcile(key),
+    all: () => uploads.list().map(uploadQueueKey),
   });
-  const webhookQueue: WorkQueue = new WorkQueue({
+  const webhookQueue = kindQueue({
+    ...common,
+    kind: 'Webhook',
     concurrency: config.GENJOBS_WEBHOOK_CONCURRENCY,
     clock,
-    handler: (key) => timed('Webhook', () => webhookReconciler.reconcile(key)),
-    onError: (key, err) => {
-      metrics.reconcileErrors.inc({ kind: 'Webhook' });
-      log.warn({ jobId: key, err: String(err) }, 'webhook reconcile failed');
-    },
+    reconcile: (key) => webhookReconciler.reconcile(key),
+    all: () => names(jobs.list().filter(wantsWebhook)),
   });
-  async function timed<T>(kind: string, fn: () => Promise<T>): Promise<T> {
-    const end = metrics.reconcileDuration.startTimer({ kind });
-    try {
-      return await fn();
-    } finally {
-      end();
-    }
-  }
+  const queues = [jobQueue, accountQueue, uploadQueue, webhookQueue];
 
   const jobReconciler = new JobReconciler({
     kube,
@@ -146,7 +140,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     metrics,
     log,
     now,
-    enqueue: (id) => jobQueue.add(id),
+    enqueue: (id) => jobQueue.queue.add(id),
     settings: {
       podStartTimeoutMs: config.GENJOBS_POD_START_TIMEOUT,
       queueTimeoutMs: config.GENJOBS_QUEUE_TIMEOUT,
@@ -176,7 +170,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     log,
     now,
     reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
-    enqueueJob: (id) => jobQueue.add(id),
+    enqueueJob: (id) => jobQueue.queue.add(id),
   });
   const uploadReconciler = new UploadReconciler({
     uploads: r.uploads,
@@ -200,16 +194,17 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     scheduleScale: deps.webhookScheduleScale,
   });
 
-  jobs.on((_type, job) => jobQueue.add(job.metadata.name ?? ''));
+  // Informer handlers only enqueue keys.
   jobs.on((type, job) => {
-    if (type !== 'delete' && wantsWebhook(job)) webhookQueue.add(job.metadata.name ?? '');
+    jobQueue.queue.add(job.metadata.name ?? '');
+    if (type !== 'delete' && wantsWebhook(job)) webhookQueue.queue.add(job.metadata.name ?? '');
   });
-  uploads.on((_type, upload) => uploadQueue.add(uploadQueueKey(upload)));
+  uploads.on((_type, upload) => uploadQueue.queue.add(uploadQueueKey(upload)));
   pods.on((_type, pod) => {
     const job = pod.metadata?.labels?.[JOB_LABEL];
-    if (job) jobQueue.add(job);
+    if (job) jobQueue.queue.add(job);
   });
-  accounts.on((_type, account) => accountQueue.add(account.metadata.name ?? ''));
+  accounts.on((_type, account) => accountQueue.queue.add(account.metadata.name ?? ''));
 
   const informers = [jobs, accounts, pods, uploads];
   await Promise.all([...informers.map((i) => i.start()), catalog.start()]);
@@ -219,22 +214,15 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   const lead = () => {
     leading = true;
     metrics.leader.set(1);
-    for (const j of jobs.list()) jobQueue.add(j.metadata.name ?? '');
-    for (const a of accounts.list()) accountQueue.add(a.metadata.name ?? '');
-    for (const u of uploads.list()) uploadQueue.add(uploadQueueKey(u));
-    for (const j of jobs.list()) if (wantsWebhook(j)) webhookQueue.add(j.metadata.name ?? '');
-    jobQueue.start();
-    accountQueue.start();
-    uploadQueue.start();
-    webhookQueue.start();
+    for (const { queue, all } of queues) {
+      for (const key of all()) queue.add(key);
+      queue.start();
+    }
   };
   const follow = () => {
     leading = false;
     metrics.leader.set(0);
-    void jobQueue.shutdown();
-    void accountQueue.shutdown();
-    void uploadQueue.shutdown();
-    void webhookQueue.shutdown();
+    for (const { queue } of queues) void queue.shutdown();
   };
   const elector = config.GENJOBS_LEADER_ELECTION
     ? new LeaderElector(kube, {
@@ -257,10 +245,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       const counts = Object.fromEntries(JOB_PHASES.map((p) => [p, 0]));
       for (const j of jobs.list()) counts[phaseOf(j)] = (counts[phaseOf(j)] ?? 0) + 1;
       for (const [phase, n] of Object.entries(counts)) metrics.jobsByPhase.set({ phase }, n);
-      metrics.queueDepth.set({ kind: 'GenerationJob' }, jobQueue.depth);
-      metrics.queueDepth.set({ kind: 'Account' }, accountQueue.depth);
-      metrics.queueDepth.set({ kind: 'Upload' }, uploadQueue.depth);
-      metrics.queueDepth.set({ kind: 'Webhook' }, webhookQueue.depth);
+      for (const { kind, queue } of queues) metrics.queueDepth.set({ kind }, queue.depth);
       metrics.webhooksPending.set(pendingRetries(jobs.list()));
     },
   });
@@ -271,12 +256,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     isLeader: () => leading,
     async stop() {
       await elector?.stop();
-      await Promise.all([
-        jobQueue.shutdown(),
-        accountQueue.shutdown(),
-        uploadQueue.shutdown(),
-        webhookQueue.shutdown(),
-      ]);
+      await Promise.all(queues.map(({ queue }) => queue.shutdown()));
       await health.close();
       await Promise.all([...informers.map((i) => i.stop()), catalog.stop()]);
     },
