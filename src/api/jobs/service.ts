@@ -3,15 +3,16 @@ import { type Catalog, prepareInput, price, resolveForSubmit, resolveVersion } f
 import { AppError } from '../../errors.ts';
 import { DurationEstimator } from '../../jobs/eta.ts';
 import { labelValue } from '../../jobs/labels.ts';
-import { jobRecord, phaseOf } from '../../jobs/record.ts';
+import { phaseOf } from '../../jobs/record.ts';
 import { isAlreadyExists, isConflict } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
-import { targetRefusal } from '../../webhooks/deliver.ts';
 import type { Principal } from '../request.ts';
+import { type ListQuery, listPage } from './list.ts';
+import { checkWebhookUrl } from './webhook-url.ts';
 
 export interface JobServiceOptions {
   jobs: CustomResources<GenerationJob>;
@@ -238,24 +239,9 @@ export class JobService {
     return { jobId, status: 'cancelled' as const, refundedMicroCents: job.spec.costMicroCents };
   }
 
-  /** The account's jobs, newest first; the cursor is the last (creationTimestamp, name) seen. */
-  list(principal: Principal, q: { status?: string; model?: string; limit: number; cursor?: string }) {
-    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const mine = this.o.jobCache
-      .byIndex('account', principal.account.metadata.name ?? '')
-      .filter((j) => (!q.status || phaseOf(j) === q.status) && (!q.model || j.spec.model === q.model))
-      .map((j) => ({ j, key: [j.metadata.creationTimestamp ?? '', j.metadata.name ?? ''] as const }))
-      .filter(({ key }) => !after || key[0] < after[0] || (key[0] === after[0] && key[1] < after[1]))
-      .sort((a, b) =>
-        a.key[0] !== b.key[0] ? (a.key[0] < b.key[0] ? 1 : -1) : a.key[1] < b.key[1] ? 1 : -1,
-      );
-    const page = mine.slice(0, q.limit);
-    const last = page.at(-1);
-    return {
-      jobs: page.map(({ j }) => jobRecord(j)),
-      nextCursor:
-        mine.length > q.limit && last ? Buffer.from(JSON.stringify(last.key)).toString('base64url') : null,
-    };
+  /** The account's jobs, newest first, a page at a time. */
+  list(principal: Principal, q: ListQuery) {
+    return listPage(this.o.jobCache.byIndex('account', principal.account.metadata.name ?? ''), q);
   }
 
   /** Feeds observed run times of finished jobs into the completion estimate. */
@@ -264,37 +250,6 @@ export class JobService {
     if (s?.phase === 'completed' && s.startedAt && s.completedAt) {
       this.eta.observe(job.spec.model, (Date.parse(s.completedAt) - Date.parse(s.startedAt)) / 1000);
     }
-  }
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string'))
-      return v as [string, string];
-  } catch {}
-  throw new AppError('VALIDATION_ERROR', 'cursor is not one this service issued', {
-    errors: [{ pointer: '/cursor', message: 'invalid cursor' }],
-  });
-}
-
-function checkWebhookUrl(url: string, policy: TargetPolicy): void {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {}
-  if (parsed?.protocol !== 'https:' || !parsed.hostname) {
-    throw new AppError('INVALID_INPUT', 'webhookUrl must be an absolute https:// URL', {
-      errors: [{ pointer: '/webhookUrl', message: 'must be an https:// URL' }],
-    });
-  }
-  // Literal addresses are refused now; names are checked again on every delivery, at
-  // connect time, against the address they then resolve to.
-  const refused = targetRefusal(url, policy);
-  if (refused) {
-    throw new AppError('INVALID_INPUT', `webhookUrl is not an allowed target: ${refused}`, {
-      errors: [{ pointer: '/webhookUrl', message: refused }],
-    });
   }
 }
 

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { GenerationJob } from '../../k8s/types.ts';
+import { listPage } from './list.ts';
+
+const job = (name: string, createdAt: string, phase?: 'completed'): GenerationJob => ({
+  apiVersion: 'genjobs.io/v1alpha1',
+  kind: 'GenerationJob',
+  metadata: { name, creationTimestamp: createdAt },
+  spec: { account: 'a', model: 'p/m/text-to-image', version: 'v1.0', input: {}, costMicroCents: 1 },
+  ...(phase ? { status: { phase } } : {}),
+});
+
+describe('listPage', () => {
+  it('pages newest first, ties by name, and never repeats or skips a job', () => {
+    const jobs = ['a', 'b', 'c', 'd', 'e'].map((n, i) => job(n, `2026-01-01T00:00:0${i < 2 ? 0 : i}Z`));
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = listPage(jobs, { limit: 2, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.jobs.map((j) => j.jobId));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(['e', 'd', 'c', 'b', 'a']);
+  });
+
+  it('filters by status and model', () => {
+    const jobs = [job('x', '2026-01-01T00:00:01Z', 'completed'), job('y', '2026-01-01T00:00:02Z')];
+    expect(listPage(jobs, { limit: 10, status: 'completed' }).jobs.map((j) => j.jobId)).toEqual(['x']);
+    expect(listPage(jobs, { limit: 10, model: 'other' }).jobs).toEqual([]);
+  });
+
+  it('refuses a cursor it did not issue', () => {
+    expect(() => listPage([], { limit: 1, cursor: 'bm9wZQ' })).toThrow(/cursor/);
+  });
+});

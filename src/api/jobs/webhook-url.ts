@@ -1,0 +1,24 @@
+import { AppError } from '../../errors.ts';
+import type { TargetPolicy } from '../../webhooks/address.ts';
+import { targetRefusal } from '../../webhooks/deliver.ts';
+
+/** A submit's webhookUrl: an absolute https:// URL that is not a refused target. */
+export function checkWebhookUrl(url: string, policy: TargetPolicy): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {}
+  if (parsed?.protocol !== 'https:' || !parsed.hostname) {
+    throw new AppError('INVALID_INPUT', 'webhookUrl must be an absolute https:// URL', {
+      errors: [{ pointer: '/webhookUrl', message: 'must be an https:// URL' }],
+    });
+  }
+  // Literal addresses are refused now; names are checked again on every delivery, at
+  // connect time, against the address they then resolve to.
+  const refused = targetRefusal(url, policy);
+  if (refused) {
+    throw new AppError('INVALID_INPUT', `webhookUrl is not an allowed target: ${refused}`, {
+      errors: [{ pointer: '/webhookUrl', message: refused }],
+    });
+  }
+}
