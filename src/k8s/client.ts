@@ -37,7 +37,27 @@ export function connect(options: ConnectOptions = {}): Kube {
   return fromKubeConfig(loadKubeConfig(options.kubeconfig), options.namespace);
 }
 
+/**
+ * Makes every request of this KubeConfig share one undici Agent. client-node 2.0.1 builds
+ * a new Agent per request (applySecurityAuthentication → createDispatcher), so each call
+ * opened a new TLS connection to the apiserver, paying a handshake on both sides. The
+ * kubeconfig's TLS settings are the same for every request of one KubeConfig, so one
+ * Agent (a pool of kept-alive connections) serves them all.
+ */
+function shareOneAgent(kc: KubeConfig): void {
+  const target = kc as unknown as { createDispatcher?: (...args: unknown[]) => unknown; agentShared?: true };
+  if (target.agentShared || typeof target.createDispatcher !== 'function') return;
+  const create = target.createDispatcher.bind(kc);
+  let agent: unknown;
+  target.createDispatcher = (...args: unknown[]) => {
+    agent ??= create(...args);
+    return agent;
+  };
+  target.agentShared = true;
+}
+
 export function fromKubeConfig(kc: KubeConfig, namespace?: string): Kube {
+  shareOneAgent(kc);
   const ns = namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
   return {
     kc,
