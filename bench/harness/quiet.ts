@@ -1,0 +1,21 @@
+import type { Kube } from '../../src/k8s/client.ts';
+import type { Resources } from '../../src/k8s/resources.ts';
+import { sleep, waitFor } from './stats.ts';
+
+/**
+ * Waits until the work left behind by finished items has been done, so the write count
+ * taken next is the whole cost of the run: the predicate (Pods gone, reservations settled,
+ * finalizers removed), then a moment for fire-and-forget writes (Events) to land.
+ */
+export async function quiesce(what: string, done: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  await waitFor(what, done, timeoutMs, 250);
+  await sleep(1500);
+}
+
+/** No Pods left in the namespace and no reservation held on any Account. */
+export async function genjobsSettled(kube: Kube, r: Resources): Promise<boolean> {
+  const pods = await kube.core.listNamespacedPod({ namespace: kube.namespace });
+  if (pods.items.length > 0) return false;
+  const accounts = await r.accounts.listAll();
+  return accounts.every((a) => Object.keys(a.status?.reservations ?? {}).length === 0);
+}

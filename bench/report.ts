@@ -1,0 +1,411 @@
+/**
+ * The run's report: the JSON written to bench/results/ and the table printed on stdout,
+ * ratios first (they hold from run to run on a shared machine; absolute numbers drift).
+ */
+import type { Machine } from './harness/machine.ts';
+import { round } from './harness/stats.ts';
+import { isHousekeeping } from './harness/writes.ts';
+import type { ApiScenarioResult, WriteLevel } from './scenarios/api.ts';
+import type { CatalogResult } from './scenarios/catalog.ts';
+import type { E2eResult } from './scenarios/e2e.ts';
+import type { MemoryResult } from './scenarios/memory.ts';
+import type { PeerResult } from './scenarios/peer.ts';
+
+export interface Target {
+  id: string;
+  description: string;
+  value: number;
+  unit: string;
+  comparator: '>=' | '<=' | '<';
+  target: number;
+  /** null when the figure is missing (its scenario failed or did not run). */
+  met: boolean | null;
+}
+
+export interface Report {
+  mode: 'quick' | 'full';
+  startedAt: string;
+  durationSeconds: number;
+  machine: Machine;
+  scenarios: {
+    api?: ApiScenarioResult;
+    e2e?: E2eResult;
+    peer?: PeerResult;
+    catalog?: CatalogResult;
+    memory?: MemoryResult;
+    worker?: { cases: Array<{ name: string; seconds: number }> };
+    [id: string]: unknown;
+  };
+  errors: Array<{ scenario: string; message: string; stack?: string }>;
+  targets: Target[];
+}
+
+function target(
+  id: string,
+  description: string,
+  value: number | undefined,
+  unit: string,
+  comparator: Target['comparator'],
+  goal: number,
+): Target {
+  const v = value ?? Number.NaN;
+  const met = !Number.isFinite(v)
+    ? null
+    : comparator === '>='
+      ? v >= goal
+      : comparator === '<='
+        ? v <= goal
+        : v < goal;
+  return { id, description, value: v, unit, comparator, target: goal, met };
+}
+
+const at64 = (levels: WriteLevel[] | undefined) => levels?.find((l) => l.concurrency === 64);
+
+/** The issue's targets, each with the figure of this run. */
+export function targets(r: Report): Target[] {
+  const { api, e2e, peer, catalog, memory } = r.scenarios;
+  const read64 = api?.reads.find((x) => x.concurrency === 64);
+  return [
+    target(
+      'submit-throughput-8',
+      'submit ÷ raw create throughput, c=64, 8 accounts',
+      at64(api?.submitSpread8)?.throughputRatio,
+      '×',
+      '>=',
+      0.8,
+    ),
+    target(
+      'submit-p99-8',
+      'submit p99 ÷ raw create p99, c=64, 8 accounts',
+      at64(api?.submitSpread8)?.p99Ratio,
+      '×',
+      '<=',
+      3,
+    ),
+    target(
+      'submit-throughput-1',
+      'submit ÷ raw create throughput, c=64, 1 account',
+      at64(api?.submitOneAccount)?.throughputRatio,
+      '×',
+      '>=',
+      0.8,
+    ),
+    target(
+      'submit-p99-1',
+      'submit p99 ÷ raw create p99, c=64, 1 account',
+      at64(api?.submitOneAccount)?.p99Ratio,
+      '×',
+      '<=',
+      3,
+    ),
+    target(
+      'reads',
+      'GET job through the api ÷ raw apiserver GET, c=64',
+      read64?.throughputRatio,
+      '×',
+      '>=',
+      5,
+    ),
+    target(
+      'e2e-write-bound',
+      'end-to-end jobs/s ÷ write-bound limit',
+      e2e?.ratioToWriteBound,
+      '×',
+      '>=',
+      0.7,
+    ),
+    target(
+      'e2e-vs-job-controller',
+      'end-to-end jobs/s ÷ Job controller items/s',
+      peer?.genjobsRatio,
+      '×',
+      '>=',
+      1,
+    ),
+    target(
+      'writes-vs-job-controller',
+      'writes per job ÷ Job controller writes per item',
+      peer?.genjobsWritesRatio,
+      '×',
+      '<',
+      1,
+    ),
+    target(
+      'controller-heap',
+      'controller heap per cached job',
+      memory ? round(memory.controllerHeapBytesPerJob / 1024, 2) : undefined,
+      'KiB',
+      '<=',
+      4,
+    ),
+    target(
+      'catalog-p99-anonymous',
+      'catalog list p99, 1,000 models, HTTP, anonymous',
+      catalog?.http.anonymous.p99Ms,
+      'ms',
+      '<',
+      5,
+    ),
+    target(
+      'catalog-p99-key',
+      'catalog list p99, 1,000 models, HTTP, with a key',
+      catalog?.http.withKey.p99Ms,
+      'ms',
+      '<',
+      5,
+    ),
+  ];
+}
+
+// --- the table ------------------------------------------------------------------------
+
+type Cell = string | number | undefined;
+
+function fmt(v: Cell): string {
+  if (v === undefined || (typeof v === 'number' && Number.isNaN(v))) return '-';
+  if (typeof v === 'string') return v;
+  if (Number.isInteger(v) || Math.abs(v) >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (Math.abs(v) >= 100) return v.toFixed(0);
+  if (Math.abs(v) >= 10) return v.toFixed(1);
+  return v.toFixed(2);
+}
+
+function table(header: string[], rows: Cell[][]): string {
+  const cells = [header, ...rows.map((r) => r.map(fmt))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)]
+    .map((l) => `  ${l}`)
+    .join('\n');
+}
+
+const kib = (b: number) => round(b / 1024, 2);
+const mib = (b: number) => round(b / 2 ** 20, 1);
+
+export function printReport(r: Report): void {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(
+    '',
+    `genjobs benchmark: ${r.mode} run, ${r.startedAt}, ${r.durationSeconds} s`,
+    `code: ${m.source.commit}${m.source.uncommittedChanges ? ' with uncommitted changes in src/' : ''}`,
+    `machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.os}, node ${m.node}, kubernetes ${m.kubernetes ?? '?'} (${m.controlPlaneAssets ?? '?'}), load average at start ${m.loadAverageAtStart.join(' ')}`,
+    '',
+    'TARGETS (ratios are measured side by side in this run)',
+    table(
+      ['', 'value', 'target', 'status'],
+      r.targets.map((t) => [
+        t.description,
+        `${fmt(t.value)} ${t.unit}`,
+        `${t.comparator} ${t.target} ${t.unit}`,
+        t.met === null ? 'n/a' : t.met ? 'met' : 'MISSED',
+      ]),
+    ),
+  );
+  const { api, e2e, peer, catalog, memory, worker } = r.scenarios;
+  if (api) {
+    const rows = (name: string, levels: WriteLevel[]) =>
+      levels.map((l) => [
+        name,
+        l.concurrency,
+        l.count,
+        l.perSecond,
+        l.p50Ms,
+        l.p99Ms,
+        l.writesPerOp.total,
+        l.throughputRatio,
+        l.p99Ratio,
+      ]);
+    out.push(
+      '',
+      '1-2. CREATES: raw apiserver vs POST /v1/jobs/submit (paused variant, no controller)',
+      table(
+        ['', 'c', 'ops', 'ops/s', 'p50 ms', 'p99 ms', 'writes/op', '÷ raw ops/s', '÷ raw p99'],
+        [
+          ...rows('raw create', api.raw),
+          ...rows('submit, 8 accounts', api.submitSpread8),
+          ...rows('submit, 1 account', api.submitOneAccount),
+        ],
+      ),
+      '',
+      '3. READS: GET /v1/jobs/{id} through the api vs raw apiserver GET',
+      table(
+        ['', 'c', 'ops/s', 'p50 ms', 'p99 ms', 'api ÷ this'],
+        api.reads.flatMap((x) => [
+          ['api GET', x.concurrency, x.api.perSecond, x.api.p50Ms, x.api.p99Ms, undefined],
+          ['raw GET', x.concurrency, x.raw.perSecond, x.raw.p50Ms, x.raw.p99Ms, x.throughputRatio],
+          [
+            'raw GET, kept-alive',
+            x.concurrency,
+            x.rawPooled.perSecond,
+            x.rawPooled.p50Ms,
+            x.rawPooled.p99Ms,
+            x.pooledRatio,
+          ],
+        ]),
+      ),
+    );
+  }
+  if (e2e || peer) {
+    out.push(
+      '',
+      '4 and 7. END TO END: genjobs (api, controller, node agent, no-op worker) vs batch/v1 Jobs (Job controller, same agent)',
+      table(
+        ['', 'items', 'items/s', 'p50 s to done', 'p99 s to done', 'writes/item', 'work writes/item'],
+        [
+          ...(e2e
+            ? [
+                [
+                  'genjobs',
+                  e2e.jobs,
+                  e2e.jobsPerSecond,
+                  e2e.submitToCompleted.p50Ms / 1000,
+                  e2e.submitToCompleted.p99Ms / 1000,
+                  e2e.writesPerJob.total,
+                  e2e.workWritesPerJob,
+                ],
+              ]
+            : []),
+          ...(peer
+            ? [
+                [
+                  'Job controller',
+                  peer.items,
+                  peer.itemsPerSecond,
+                  peer.createToComplete.p50Ms / 1000,
+                  peer.createToComplete.p99Ms / 1000,
+                  peer.writesPerItem.total,
+                  peer.workWritesPerItem,
+                ],
+              ]
+            : []),
+        ],
+      ),
+    );
+    for (const note of [
+      e2e?.incomplete && `genjobs: ${e2e.incomplete}`,
+      peer?.incomplete && `Job controller: ${peer.incomplete}`,
+    ]) {
+      if (note) out.push(`  TIME BOX: ${note}`);
+    }
+    if (e2e) {
+      out.push(
+        `  genjobs: submit-to-processing p50 ${fmt(e2e.submitToProcessing.p50Ms)} ms, p99 ${fmt(e2e.submitToProcessing.p99Ms)} ms under the burst (${e2e.processingNotObserved} of ${e2e.jobs} finished before their processing phase was seen); idle service, one job at a time: submit-to-processing p50 ${fmt(e2e.idle.submitToProcessing.p50Ms)} ms, to completed p50 ${fmt(e2e.idle.submitToCompleted.p50Ms)} ms`,
+        `  write-bound limit: ${fmt(api ? at64(api.raw)?.perSecond : undefined)} raw creates/s ÷ ${fmt(e2e.workWritesPerJob)} writes/job = ${fmt(e2e.writeBoundJobsPerSecond)} jobs/s; genjobs reached ${fmt(e2e.ratioToWriteBound)} of it`,
+        `  with kept-alive raw creates (${fmt(api ? at64(api.rawPooled)?.perSecond : undefined)}/s): ${fmt(e2e.pooledWriteBoundJobsPerSecond)} jobs/s; genjobs reached ${fmt(e2e.ratioToPooledWriteBound)} of it`,
+      );
+      if (peer)
+        out.push(
+          `  genjobs ÷ Job controller: ${fmt(peer.genjobsRatio)}× the items/s, ${fmt(peer.genjobsWritesRatio)}× the work writes per item`,
+        );
+      const resources = [
+        ...new Set([
+          ...Object.keys(e2e.writesPerJob.byResource),
+          ...Object.keys(peer?.writesPerItem.byResource ?? {}),
+        ]),
+      ].sort();
+      out.push(
+        '',
+        '  apiserver writes per item, by resource (housekeeping: node heartbeats, leases)',
+        table(
+          ['resource and verb', 'genjobs', 'Job controller'],
+          resources.map((k) => [
+            isHousekeeping(k) ? `${k} (housekeeping)` : k,
+            e2e.writesPerJob.byResource[k] ?? 0,
+            peer ? (peer.writesPerItem.byResource[k] ?? 0) : undefined,
+          ]),
+        ),
+      );
+      if (e2e.writes.conflicts > 0 || (peer?.writes.conflicts ?? 0) > 0) {
+        out.push(
+          `  refused with 409 Conflict: genjobs ${JSON.stringify(e2e.writes.conflictsByResource)}, Job controller ${JSON.stringify(peer?.writes.conflictsByResource ?? {})}`,
+        );
+      }
+    }
+  }
+  if (memory) {
+    out.push(
+      '',
+      `5. MEMORY: after a full GC, with the jobs in both caches (${memory.finishedShare * 100}% finished; a cached job is ${fmt(memory.jsonBytesPerJob)} bytes of JSON)`,
+      table(
+        ['jobs', 'controller heap MiB', 'controller RSS MiB', 'api heap MiB', 'api RSS MiB'],
+        memory.levels.map((l) => [
+          l.jobs,
+          mib(l.controller.heapUsed),
+          mib(l.controller.rss),
+          mib(l.api.heapUsed),
+          mib(l.api.rss),
+        ]),
+      ),
+      `  per added cached job: controller heap ${fmt(kib(memory.controllerHeapBytesPerJob))} KiB, RSS ${fmt(kib(memory.controllerRssBytesPerJob))} KiB; api heap ${fmt(kib(memory.apiHeapBytesPerJob))} KiB, RSS ${fmt(kib(memory.apiRssBytesPerJob))} KiB${memory.shortOf ? ` (${memory.shortOf})` : ''}`,
+    );
+  }
+  if (catalog) {
+    out.push(
+      '',
+      `6. CATALOG: GET /v1/catalog/models, ${catalog.models} models, ${fmt(kib(catalog.responseBytes))} KiB of JSON; to a client accepting gzip: ${fmt(kib(catalog.wireBytes))} KiB ${catalog.contentEncoding}`,
+      table(
+        ['', 'c', 'req/s', 'p50 ms', 'p99 ms'],
+        [
+          [
+            'HTTP, anonymous',
+            1,
+            catalog.http.anonymous.perSecond,
+            catalog.http.anonymous.p50Ms,
+            catalog.http.anonymous.p99Ms,
+          ],
+          [
+            'HTTP, with a key',
+            1,
+            catalog.http.withKey.perSecond,
+            catalog.http.withKey.p50Ms,
+            catalog.http.withKey.p99Ms,
+          ],
+          [
+            'HTTP, with a key',
+            16,
+            catalog.http.withKeyC16.perSecond,
+            catalog.http.withKeyC16.p50Ms,
+            catalog.http.withKeyC16.p99Ms,
+          ],
+          [
+            'HTTP floor: GET /healthz',
+            1,
+            catalog.httpFloor.perSecond,
+            catalog.httpFloor.p50Ms,
+            catalog.httpFloor.p99Ms,
+          ],
+          [
+            'listCatalogModelsJson, anonymous',
+            1,
+            undefined,
+            catalog.inProcess.anonymous.p50Ms,
+            catalog.inProcess.anonymous.p99Ms,
+          ],
+          [
+            'listCatalogModelsJson, discounted',
+            1,
+            undefined,
+            catalog.inProcess.discounted.p50Ms,
+            catalog.inProcess.discounted.p99Ms,
+          ],
+        ],
+      ),
+    );
+  }
+  if (worker) {
+    out.push(
+      '',
+      '8. WORKER: builtin runtime, wall time',
+      table(
+        ['case', 'seconds'],
+        worker.cases.map((c) => [c.name, c.seconds]),
+      ),
+    );
+  }
+  if (r.errors.length > 0) {
+    out.push('', 'FAILED SCENARIOS', ...r.errors.map((e) => `  ${e.scenario}: ${e.message}`));
+  }
+  console.log(out.join('\n'));
+}

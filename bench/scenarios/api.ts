@@ -1,0 +1,246 @@
+/**
+ * Scenarios 1 to 3, side by side on one namespace with the api running and no controller
+ * (the paused variant would not start anything anyway, and a controller would add a
+ * status write per job): raw GenerationJob creates, submits through the api spread over 8
+ * accounts and on one account, then reads through the api against raw apiserver GETs.
+ */
+import { randomUUID } from 'node:crypto';
+import { labelValue } from '../../src/jobs/labels.ts';
+import { type NewResource, resources } from '../../src/k8s/resources.ts';
+import type { GenerationJob } from '../../src/k8s/types.ts';
+import { PAUSED_MODEL } from '../harness/catalogs.ts';
+import { type BenchContext, BenchNamespace } from '../harness/context.ts';
+import { pooledKube } from '../harness/pooled.ts';
+import { closedLoop, type LoadResult, ratio, sleep } from '../harness/stats.ts';
+import { perItem, type WriteCounts } from '../harness/writes.ts';
+
+export interface WriteLevel extends LoadResult {
+  /** Successful apiserver writes per operation, by resource. */
+  writesPerOp: { total: number; byResource: Record<string, number> };
+  conflicts: number;
+  /** submit ÷ raw at the same concurrency (submit levels only). */
+  throughputRatio?: number;
+  p99Ratio?: number;
+}
+
+export interface ReadLevel {
+  concurrency: number;
+  api: LoadResult;
+  raw: LoadResult;
+  rawPooled: LoadResult;
+  /** api ÷ raw GETs per second (the target). */
+  throughputRatio: number;
+  /** api ÷ raw GETs per second over kept-alive connections. */
+  pooledRatio: number;
+}
+
+export interface ApiScenarioResult {
+  /** Creates with client-node as the service uses it (a new TLS connection per request). */
+  raw: WriteLevel[];
+  /** Creates over kept-alive connections: what the apiserver itself sustains. */
+  rawPooled: WriteLevel[];
+  submitSpread8: WriteLevel[];
+  submitOneAccount: WriteLevel[];
+  reads: ReadLevel[];
+}
+
+const INPUT = { prompt: 'a lighthouse at dusk', resolution: '1k' };
+
+function level(load: LoadResult, writes: WriteCounts): WriteLevel {
+  return { ...load, writesPerOp: perItem(writes, load.count), conflicts: writes.conflicts };
+}
+
+function rawBody(): NewResource<GenerationJob> {
+  return {
+    metadata: {
+      name: randomUUID(),
+      labels: { 'genjobs.io/account': 'raw', 'genjobs.io/model': labelValue(PAUSED_MODEL) },
+    },
+    spec: {
+      account: 'raw',
+      model: PAUSED_MODEL,
+      version: 'v1.0',
+      input: INPUT,
+      costMicroCents: 134000,
+      requestId: randomUUID(),
+    },
+  };
+}
+
+export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult> {
+  const ns = await BenchNamespace.create(ctx, 'bench-api');
+  await ns.installBenchCatalog();
+  const pooled = resources(pooledKube(ns.kubeconfig, ns.name));
+  const { proc, client } = await ns.startApi();
+  try {
+    await waitForModel(client, PAUSED_MODEL);
+    const levels: Array<[number, number]> = ctx.quick
+      ? [
+          [1, 100],
+          [16, 300],
+          [64, 600],
+        ]
+      : [
+          [1, 400],
+          [16, 2000],
+          [64, 3000],
+        ];
+    // Per measured load: a loaded machine shortens the sample rather than the budget.
+    const cap = ctx.quick ? 3 : 12;
+    const result: ApiScenarioResult = {
+      raw: [],
+      rawPooled: [],
+      submitSpread8: [],
+      submitOneAccount: [],
+      reads: [],
+    };
+    const readable: Array<{ jobId: string; key: string }> = [];
+    const submit = async (key: string) => {
+      const answer = await client.ok<{ jobId: string }>('POST', '/v1/jobs/submit', {
+        key,
+        json: { model: PAUSED_MODEL, input: INPUT },
+      });
+      return answer.jobId;
+    };
+    const warmOf = (c: number) => Math.min(2 * c, 128);
+    const measure = async (c: number, n: number, op: (i: number) => Promise<void>) => {
+      await closedLoop(c, warmOf(c), op);
+      const { result, writes } = await ctx.meter.around(() => closedLoop(c, n, op, cap));
+      return level(result, writes);
+    };
+
+    // Interleaved per concurrency, so raw and submit see the same cluster state (object
+    // counts, cache sizes, etcd size) as far as possible.
+    for (const [c, n] of levels) {
+      ctx.progress(
+        `writes: concurrency ${c}, up to ${n} each: raw creates, pooled, submits on 8 accounts, on 1`,
+      );
+      const spread = await AccountRotation.create(ns, `s8-c${c}`, 8, warmOf(c) + n);
+      const one = await AccountRotation.create(ns, `s1-c${c}`, 1, warmOf(c) + n);
+      // The api's caches see the new accounts and keys before the clock starts.
+      await sleep(1000);
+      const raw = await measure(c, n, async () => void (await ns.r.jobs.create(rawBody())));
+      result.raw.push(raw);
+      result.rawPooled.push(await measure(c, n, async () => void (await pooled.jobs.create(rawBody()))));
+      result.submitSpread8.push(
+        compare(
+          await measure(c, n, async () => {
+            const key = spread.take();
+            const jobId = await submit(key);
+            if (c === 64) readable.push({ jobId, key });
+          }),
+          raw,
+        ),
+      );
+      result.submitOneAccount.push(
+        compare(await measure(c, n, async () => void (await submit(one.take()))), raw),
+      );
+      if (c === 64) {
+        ctx.shared.rawCreatePerSecondC64 = raw.perSecond;
+        ctx.shared.rawPooledCreatePerSecondC64 = result.rawPooled.at(-1)!.perSecond;
+      }
+    }
+
+    // Let the api's cache catch up with the last writes, so reads measure the cache.
+    await sleep(1000);
+    const readLevels: Array<[number, number]> = ctx.quick
+      ? [
+          [1, 300],
+          [64, 2000],
+        ]
+      : [
+          [1, 1000],
+          [64, 10000],
+        ];
+    for (const [c, n] of readLevels) {
+      ctx.progress(`reads: concurrency ${c}, up to ${n} GETs through the api and straight to the apiserver`);
+      const pick = (i: number) => readable[(i * 7919) % readable.length]!;
+      const load = async (op: (i: number) => Promise<void>) => {
+        await closedLoop(c, Math.min(n, 200), op);
+        return closedLoop(c, n, op, cap);
+      };
+      const api = await load(async (i) => {
+        const { jobId, key } = pick(i);
+        await client.ok('GET', `/v1/jobs/${jobId}`, { key });
+      });
+      const get = (r: typeof pooled) => async (i: number) => {
+        if (!(await r.jobs.get(pick(i).jobId))) throw new Error(`job ${pick(i).jobId} not found`);
+      };
+      const raw = await load(get(ns.r));
+      const rawPooled = await load(get(pooled));
+      result.reads.push({
+        concurrency: c,
+        api,
+        raw,
+        rawPooled,
+        throughputRatio: ratio(api.perSecond, raw.perSecond),
+        pooledRatio: ratio(api.perSecond, rawPooled.perSecond),
+      });
+    }
+    return result;
+  } finally {
+    client.close();
+    await proc.stop();
+  }
+}
+
+/**
+ * The paused jobs never settle, so their reservations would pile up on an account far
+ * past any plan's concurrency (the largest default plan allows 100), and each Account
+ * write carries all of them. So `lanes` accounts take submits in turn, and each is
+ * replaced by a fresh one after {@link PER_ACCOUNT} submits: an account is as busy as a
+ * real one at its plan's limit, never larger.
+ */
+class AccountRotation {
+  private next = 0;
+  private readonly keys: string[];
+  private readonly lanes: number;
+
+  private constructor(keys: string[], lanes: number) {
+    this.keys = keys;
+    this.lanes = lanes;
+  }
+
+  static async create(ns: BenchNamespace, prefix: string, lanes: number, submits: number) {
+    const count = lanes * Math.ceil(submits / (lanes * PER_ACCOUNT));
+    const keys: string[] = [];
+    for (let i = 0; i < count; i += 8) {
+      const batch = Array.from({ length: Math.min(8, count - i) }, (_, k) =>
+        ns.account(`${prefix}-${i + k}`),
+      );
+      keys.push(...(await Promise.all(batch)));
+    }
+    return new AccountRotation(keys, lanes);
+  }
+
+  take(): string {
+    const k = this.next++;
+    const round = Math.floor(k / (this.lanes * PER_ACCOUNT));
+    return this.keys[round * this.lanes + (k % this.lanes)]!;
+  }
+}
+
+export const PER_ACCOUNT = 100;
+
+function compare(submit: WriteLevel, raw: WriteLevel): WriteLevel {
+  return {
+    ...submit,
+    throughputRatio: ratio(submit.perSecond, raw.perSecond),
+    p99Ratio: ratio(submit.p99Ms, raw.p99Ms),
+  };
+}
+
+export async function waitForModel(
+  client: import('../harness/http.ts').ApiClient,
+  slug: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await client.call('GET', `/v1/catalog/models/${slug}`);
+    if (res.status === 200) return;
+    if (Date.now() > deadline)
+      throw new Error(`the api does not list ${slug}: ${res.status} ${res.body.slice(0, 200)}`);
+    await sleep(200);
+  }
+}
