@@ -131,6 +131,8 @@ describe('NodeAgent', () => {
     await createPod(kube, aPod('ok', script, { env: [TERMINATION_ENV] }));
 
     const pod = await waitForPod(kube, 'ok', finished);
+    // The GET can see the end before the watch delivers it.
+    await eventually(() => seen.includes('Succeeded/Terminated'), 5_000, 'the watch to see the end');
     await watch.stop();
     expect(pod.status?.phase).toBe('Succeeded');
     expect(pod.spec?.nodeName).toBe(agent.nodeName);
