@@ -1,6 +1,6 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, request, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +12,7 @@ import { LOOPBACK_RANGES } from './address.ts';
 import { type DeliveryOptions, deliverWebhook, targetRefusal, type WebhookMessage } from './deliver.ts';
 import { nextDelivery, startDelivery } from './schedule.ts';
 import { generateWebhookSecret } from './sign.ts';
+import { makeTestTls } from './test-tls.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -30,50 +31,12 @@ let tls: { key: Buffer; cert: Buffer };
 const receivers: Receiver[] = [];
 
 /** A CA and a server certificate for localhost, hooks.test, 127.0.0.1, 127.0.0.2 and ::1. */
-function makeCertificates(): void {
-  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  ssl(
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.crt',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=genjobs test CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign',
-  );
-  ssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  writeFileSync(
-    join(dir, 'ext.cnf'),
-    'subjectAltName=DNS:localhost,DNS:hooks.test,IP:127.0.0.1,IP:127.0.0.2,IP:::1\nextendedKeyUsage=serverAuth\n',
-  );
-  ssl(
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.crt',
-    '-days',
-    '1',
-    '-extfile',
-    'ext.cnf',
-  );
-  ca = readFileSync(join(dir, 'ca.crt'), 'utf8');
-  tls = { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.crt')) };
+async function makeCertificates(): Promise<void> {
+  const made = await makeTestTls('DNS:localhost,DNS:hooks.test,IP:127.0.0.1,IP:127.0.0.2,IP:::1');
+  ca = made.ca;
+  tls = { key: Buffer.from(made.key), cert: Buffer.from(made.cert) };
+  // A child process trusts it through NODE_EXTRA_CA_CERTS, which takes a file.
+  writeFileSync(join(dir, 'ca.crt'), made.ca);
 }
 
 async function receiver(host = '127.0.0.1'): Promise<Receiver> {
