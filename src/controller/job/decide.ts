@@ -66,6 +66,8 @@ const DEADLINE_GRACE_MS = 120_000;
  * The GenerationJob state machine, as a pure function of what was observed. It returns
  * the status to write (compare-and-swap by the caller) and the actions to take after the
  * write succeeds. Terminal phases never change again; every waiting state has a deadline.
+ * Steps (admitted, started) are conditions only; Events, each one more apiserver write,
+ * are kept for the outcome and for what an operator must look at (a lost Pod).
  */
 export function decide(input: DecideInput): Decision {
   const { job, pod, now, settings } = input;
@@ -170,7 +172,6 @@ export function decide(input: DecideInput): Decision {
         s.progress = 50;
         s.startedAt ??= new Date(pod.startedAt ?? now).toISOString();
         cond('Started', 'True', 'PodRunning', `worker Pod ${pod.name} is running`);
-        event('Normal', 'Started', `worker Pod ${pod.name} is running`);
       }
       const started = pod.startedAt ?? (Date.parse(s.startedAt ?? '') || now);
       const deadline = started + (input.runtime?.timeoutSeconds ?? 3600) * 1000 + DEADLINE_GRACE_MS;
@@ -228,7 +229,6 @@ export function decide(input: DecideInput): Decision {
     s.podName = podName(job.metadata.name ?? '', attempt);
     cond('Admitted', 'True', reason, message);
     if (retrying) cond('Retrying', 'False', 'PodCreated', `attempt ${attempt} started`);
-    event('Normal', reason, `${message}: ${s.podName}`);
     return {
       ...result(job, s, [...actions, { kind: 'createPod', attempt }]),
       requeueAfterMs: settings.podStartTimeoutMs + 1,
