@@ -65,6 +65,11 @@ export const configSchema = z.object({
   GENJOBS_PLANS: plans.prefault('free=2,pro=20,enterprise=100'),
   /** A reservation whose job never appeared is refunded after this long. */
   GENJOBS_RESERVATION_GRACE: duration.prefault('5m'),
+  /**
+   * Charges and refunds of finished jobs wait up to this long to share one Account write
+   * (refunds show in the balance this much later); 0 writes each at once.
+   */
+  GENJOBS_SETTLE_LINGER: duration.prefault('500ms'),
   /** Largest JSON request body. */
   GENJOBS_BODY_LIMIT: z.string().default('256kb'),
   /** Finished jobs are deleted this long after they finish. */

@@ -86,6 +86,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     accounts: r.accounts,
     cached: (n) => accounts.get(n),
     onBatch: (n) => metrics.ledgerBatch.observe(n),
+    settleLingerMs: config.GENJOBS_SETTLE_LINGER,
   });
   const admission = new Admission(jobs);
   const publicFiles = blobSettings(config).publicBaseUrl ?? `${config.GENJOBS_PUBLIC_URL}/files`;
@@ -257,6 +258,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     async stop() {
       await elector?.stop();
       await Promise.all(queues.map(({ queue }) => queue.shutdown()));
+      await ledger.flush();
       await health.close();
       await Promise.all([...informers.map((i) => i.stop()), catalog.stop()]);
     },

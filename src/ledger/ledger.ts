@@ -18,6 +18,13 @@ export interface LedgerOptions {
   /** Called with the size of each batch written (metrics, benchmarks). */
   onBatch?: (size: number) => void;
   maxConflictRetries?: number;
+  /**
+   * Settlements (charge, refund) wait up to this long for company before they are written,
+   * so a busy account pays one write for many finished jobs. A charge leaves the balance
+   * as it is (the money left it at reservation), so waiting changes no answer the api gives
+   * but the concurrency count, for this long. 0: write at once.
+   */
+  settleLingerMs?: number;
 }
 
 /**
@@ -35,6 +42,8 @@ export class Ledger {
   private readonly busy = new Set<string>();
   /** The object our own last write returned, fresher than the cache right after it. */
   private readonly lastWritten = new Map<string, Account>();
+  private readonly lingering = new Map<string, NodeJS.Timeout>();
+  private readonly draining = new Set<Promise<void>>();
 
   constructor(options: LedgerOptions) {
     this.opts = options;
@@ -45,11 +54,44 @@ export class Ledger {
       const queue = this.queues.get(account) ?? [];
       this.queues.set(account, queue);
       queue.push({ op, resolve, reject });
-      if (!this.busy.has(account)) void this.drain(account);
+      if (this.busy.has(account)) return;
+      const linger = this.opts.settleLingerMs ?? 0;
+      const settle = op.kind === 'charge' || op.kind === 'refund';
+      if (settle && linger > 0) {
+        if (!this.lingering.has(account)) {
+          this.lingering.set(
+            account,
+            setTimeout(() => {
+              this.lingering.delete(account);
+              if (!this.busy.has(account)) void this.drain(account);
+            }, linger),
+          );
+        }
+        return;
+      }
+      clearTimeout(this.lingering.get(account));
+      this.lingering.delete(account);
+      void this.drain(account);
     });
   }
 
-  private async drain(account: string): Promise<void> {
+  /** Writes every lingering settlement now and waits for all writes in flight (shutdown). */
+  async flush(): Promise<void> {
+    for (const [account, timer] of this.lingering) {
+      clearTimeout(timer);
+      this.lingering.delete(account);
+      if (!this.busy.has(account)) void this.drain(account);
+    }
+    while (this.draining.size > 0) await Promise.allSettled([...this.draining]);
+  }
+
+  private drain(account: string): Promise<void> {
+    const done = this.drainQueue(account).finally(() => this.draining.delete(done));
+    this.draining.add(done);
+    return done;
+  }
+
+  private async drainQueue(account: string): Promise<void> {
     this.busy.add(account);
     try {
       for (;;) {

@@ -41,6 +41,51 @@ describe('the ledger on a real Account', () => {
     expect(imbalance(status)).toBe(0);
   });
 
+  it('settlements linger to share one write; a reservation does not wait; flush writes what lingers', async () => {
+    const cost = 1_000;
+    await s.admin.createAccount({ name: 'linger', plan: 'enterprise', grantMicroCents: cost * 40 });
+    await eventually(
+      async () => (await account('linger')).status?.balanceMicroCents === cost * 40,
+      5_000,
+      'grant',
+    );
+    const batches: number[] = [];
+    const ledger = new Ledger({
+      accounts: s.r.accounts,
+      onBatch: (n) => batches.push(n),
+      settleLingerMs: 60_000,
+    });
+    const reserve = (i: number) =>
+      ledger.run('linger', { kind: 'reserve', jobId: `l-${i}`, cost, maxConcurrent: 1_000 });
+    for (const r of await Promise.all(Array.from({ length: 20 }, (_, i) => reserve(i))))
+      expect(r.ok).toBe(true);
+    batches.length = 0;
+
+    // Ten charges and ten refunds: nothing is written until the linger ends or a flush.
+    const settled = Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        ledger.run('linger', { kind: i % 2 ? 'refund' : 'charge', jobId: `l-${i}` }),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(batches).toEqual([]);
+    expect(Object.keys((await account('linger')).status?.reservations ?? {})).toHaveLength(20);
+
+    // A reservation is written at once, and takes the lingering settlements with it.
+    expect((await reserve(20)).ok).toBe(true);
+    expect(batches).toEqual([21]);
+    const results = await settled;
+    expect(results.filter((r) => r.ok && r.amount === cost)).toHaveLength(20);
+
+    const charge = ledger.run('linger', { kind: 'charge', jobId: 'l-20' });
+    await ledger.flush();
+    expect((await charge).ok).toBe(true);
+    const st = (await account('linger')).status!;
+    expect(st.reservations ?? {}).toEqual({});
+    expect([st.balanceMicroCents, st.spentMicroCents]).toEqual([cost * 29, cost * 11]);
+    expect(imbalance(st)).toBe(0);
+  });
+
   it('the plan concurrency limit is exact under parallel submits, and a settled slot is usable again', async () => {
     const key = await s.account({ name: 'freebie', plan: 'free' });
     // With the controller stopped nothing settles behind the test's back.

@@ -147,6 +147,8 @@ seccompProfile:
   value: {{ .Values.jobs.maxAttempts | quote }}
 - name: GENJOBS_RESERVATION_GRACE
   value: {{ .Values.jobs.reservationGrace | toString | quote }}
+- name: GENJOBS_SETTLE_LINGER
+  value: {{ .Values.jobs.settleLinger | toString | quote }}
 - name: GENJOBS_WEBHOOK_ALLOW_PRIVATE
   value: {{ .Values.webhooks.allowPrivate | quote }}
 - name: GENJOBS_WEBHOOK_CONCURRENCY

@@ -126,8 +126,14 @@ export class JobReconciler {
         });
         return;
       case 'settle': {
-        const r = await d.ledger.run(job.spec.account, { kind: action.op, jobId });
-        if (r.ok && action.op === 'refund' && r.amount > 0) d.metrics.creditsRefunded.inc(r.amount);
+        // Not awaited: the ledger lingers to write many settlements at once, and a worker
+        // must not wait with it. Settling is idempotent; a failure brings the job back.
+        void d.ledger.run(job.spec.account, { kind: action.op, jobId }).then(
+          (r) => {
+            if (r.ok && action.op === 'refund' && r.amount > 0) d.metrics.creditsRefunded.inc(r.amount);
+          },
+          () => d.enqueue(jobId),
+        );
         return;
       }
       case 'deleteJob':
