@@ -5,6 +5,7 @@ import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
 import { blobSettings, type Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { labelValue } from '../jobs/labels.ts';
+import { phaseOf } from '../jobs/record.ts';
 import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { EventRecorder } from '../k8s/events.ts';
@@ -70,6 +71,8 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const uploads = crInformer<Upload>(kube, r.uploads, log);
   jobs.addIndex('account', (j) => [j.spec.account]);
   jobs.addIndex('model', (j) => [labelValue(j.spec.model)]);
+  // Submit answers with an ETA from the model's queue length: counted, not scanned.
+  jobs.addIndex('pendingModel', (j) => (phaseOf(j) === 'pending' ? [labelValue(j.spec.model)] : []));
   const watcher = new CatalogWatcher({
     informer: configMapInformer(kube, CATALOG_SELECTOR, log.child({ informer: 'catalog' })),
     events: new EventRecorder(kube, 'genjobs-api', log),

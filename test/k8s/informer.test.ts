@@ -69,4 +69,30 @@ describe('Informer', () => {
     expect(informer.byIndex('plan', 'pro')).toEqual([]);
     await informer.stop();
   });
+
+  it("caches objects without managedFields, and an update from the cache keeps the server's", async () => {
+    const accounts = new CustomResources<Account>(kube, 'Account');
+    await accounts.create({ metadata: { name: 'lean' }, spec: { plan: 'free', grantedMicroCents: 1 } });
+    expect((await accounts.get('lean'))?.metadata.managedFields?.length).toBeGreaterThan(0);
+    const informer = new Informer<Account>(kube, {
+      path: accounts.path,
+      list: () => accounts.list(),
+      log: silentLogger(),
+    });
+    informer.addIndex('plan', (a) => [a.spec.plan]);
+    await informer.start();
+    await informer.waitForSync();
+    expect(informer.get('lean')?.metadata).not.toHaveProperty('managedFields');
+    expect(informer.countByIndex('plan', 'free')).toBeGreaterThan(0);
+
+    // A change delivered by the watch is stripped too.
+    await accounts.patch('lean', { spec: { grantedMicroCents: 5 } });
+    await eventually(() => informer.get('lean')?.spec.grantedMicroCents === 5, 10_000, 'the watched update');
+    const cached = informer.get('lean')!;
+    expect(cached.metadata).not.toHaveProperty('managedFields');
+    // Written back from the cache: the apiserver keeps its bookkeeping.
+    const written = await accounts.update({ ...cached, spec: { ...cached.spec, grantedMicroCents: 6 } });
+    expect(written.metadata.managedFields?.length).toBeGreaterThan(0);
+    await informer.stop();
+  });
 });

@@ -172,9 +172,7 @@ export class JobService {
     runtime: { typicalSeconds: number; maxConcurrency: number } | undefined,
   ) {
     const model = job.spec.model;
-    const queued = this.o.jobCache
-      .byIndex('model', labelValue(model))
-      .filter((j) => phaseOf(j) === 'pending').length;
+    const queued = this.o.jobCache.countByIndex('pendingModel', labelValue(model));
     const eta = this.eta.completionTime(
       model,
       runtime?.typicalSeconds ?? 60,
