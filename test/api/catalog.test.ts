@@ -1,3 +1,5 @@
+import { get, type IncomingMessage } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_LABEL } from '../../src/catalog/watcher.ts';
 import { applyConfigMap } from '../../src/k8s/configmaps.ts';
@@ -79,6 +81,36 @@ describe('catalog endpoints', () => {
     expect(await slugs(keys.vip)).toEqual([...anonymous, 'acme/secret-cam/text-to-image'].sort());
     const bad = await svc.call('/v1/catalog/models', { key: `gjk_${'x'.repeat(40)}` });
     expect(bad.status).toBe(401);
+  });
+
+  it('4.7 the list is sent gzipped to a client that accepts it, as plain JSON otherwise: the same document', async () => {
+    const raw = async (encoding: string, key?: string) => {
+      // node:http, not fetch: fetch decompresses on its own and hides the encoding.
+      const headers = { 'accept-encoding': encoding, ...(key ? { authorization: `Bearer ${key}` } : {}) };
+      const res = await new Promise<IncomingMessage>((resolve, reject) =>
+        get(`${svc.api.url}/v1/catalog/models`, { headers }, resolve).on('error', reject),
+      );
+      return { headers: res.headers, bytes: Buffer.concat(await res.toArray()) };
+    };
+    for (const key of [undefined, keys.beta, keys.discounted]) {
+      const plain = await raw('identity', key);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      const zipped = await raw('br;q=1, gzip;q=0.5', key);
+      expect(zipped.headers['content-encoding']).toBe('gzip');
+      expect(zipped.headers.vary).toMatch(/accept-encoding/i);
+      expect(zipped.bytes.length).toBeLessThan(plain.bytes.length);
+      expect(JSON.parse(gunzipSync(zipped.bytes).toString())).toEqual(JSON.parse(plain.bytes.toString()));
+      // A refusal of gzip is honoured.
+      expect((await raw('gzip;q=0', key)).headers['content-encoding']).toBeUndefined();
+    }
+    // Each account's own answer: the beta segment's model shows only to the beta account.
+    const list = async (key?: string) => JSON.parse(gunzipSync((await raw('gzip', key)).bytes).toString());
+    expect((await list(keys.beta)).map((m: { slug: string }) => m.slug)).toContain(
+      'acme/beta-cam/text-to-image',
+    );
+    expect((await list(keys.plain)).map((m: { slug: string }) => m.slug)).not.toContain(
+      'acme/beta-cam/text-to-image',
+    );
   });
 
   it("4.7 items have exactly the fields of 2.6, with the caller's discount in the price", async () => {

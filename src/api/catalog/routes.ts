@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { type Response, Router } from 'express';
 import {
   type Catalog,
@@ -49,12 +50,30 @@ export function catalogRoutes(
     res.type('application/json').send(body);
   }
 
+  // The list is the largest answer (about 300 KB of JSON at 1,000 models) and depends only
+  // on the catalog, the filter and the account fields a CatalogAccount names. Each such
+  // answer is encoded once per catalog, and gzipped once for clients that accept it
+  // (about 10x smaller), so a request costs a map look-up and a write.
+  let encoded = { catalog: undefined as Catalog | undefined, bodies: new Map<string, Buffer>() };
   r.get('/v1/catalog/models', auth.optional(), (req, res) => {
     locals(res).route = '/v1/catalog/models';
     const filter = parseBody(Filter, { ...req.query });
-    res
-      .type('application/json')
-      .send(listCatalogModelsJson(catalog(), locals(res).principal?.account, filter));
+    const c = catalog();
+    const account = locals(res).principal?.account;
+    const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
+    if (encoded.catalog !== c) encoded = { catalog: c, bodies: new Map() };
+    const spec = account && [account.spec.segments, account.spec.allowedModels, account.spec.discount];
+    const id = JSON.stringify([gzip, filter.category, filter.capability, filter.provider, spec]);
+    let body = encoded.bodies.get(id);
+    if (!body) {
+      const json = Buffer.from(listCatalogModelsJson(c, account, filter));
+      body = gzip ? gzipSync(json) : json;
+      if (encoded.bodies.size >= 1_000) encoded.bodies.clear();
+      encoded.bodies.set(id, body);
+    }
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (gzip) res.setHeader('Content-Encoding', 'gzip');
+    res.type('application/json').send(body);
   });
 
   // Slugs contain slashes: /v1/catalog/models/<provider>/<model>[/<capability>].
