@@ -74,7 +74,10 @@ export class AccountReconciler {
   }
 
   private async updateReady(name: string, now: number): Promise<void> {
-    const account = await this.d.accounts.get(name);
+    // From the cache: every Account write is an event here, so a GET per event would double
+    // the apiserver's work per ledger write. A stale copy costs a conflict, and the newer
+    // object's event brings the account back.
+    const account = this.d.accountCache.get(name);
     if (!account) return;
     const applied = account.status?.appliedGrantMicroCents ?? 0;
     const lowered = account.spec.grantedMicroCents < applied;
