@@ -226,7 +226,10 @@ describe('upload errors', () => {
   it.each([
     [
       'a changed signature',
-      (u: URL) => u.searchParams.set('signature', `A${u.searchParams.get('signature')!.slice(1)}`),
+      (u: URL) => {
+        const signature = u.searchParams.get('signature')!;
+        u.searchParams.set('signature', `${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`);
+      },
     ],
     ['a raised maxSize', (u: URL) => u.searchParams.set('maxSize', '999999999')],
     [
