@@ -73,7 +73,8 @@ describe('Informer', () => {
   it("caches objects without managedFields, and an update from the cache keeps the server's", async () => {
     const accounts = new CustomResources<Account>(kube, 'Account');
     await accounts.create({ metadata: { name: 'lean' }, spec: { plan: 'free', grantedMicroCents: 1 } });
-    expect((await accounts.get('lean'))?.metadata.managedFields?.length).toBeGreaterThan(0);
+    const managed = (a: Account | undefined) => (a?.metadata as { managedFields?: unknown[] }).managedFields;
+    expect(managed(await accounts.get('lean'))?.length).toBeGreaterThan(0);
     const informer = new Informer<Account>(kube, {
       path: accounts.path,
       list: () => accounts.list(),
@@ -92,7 +93,7 @@ describe('Informer', () => {
     expect(cached.metadata).not.toHaveProperty('managedFields');
     // Written back from the cache: the apiserver keeps its bookkeeping.
     const written = await accounts.update({ ...cached, spec: { ...cached.spec, grantedMicroCents: 6 } });
-    expect(written.metadata.managedFields?.length).toBeGreaterThan(0);
+    expect(managed(written)?.length).toBeGreaterThan(0);
     await informer.stop();
   });
 });

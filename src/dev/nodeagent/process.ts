@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { constants } from 'node:os';
@@ -31,7 +31,7 @@ export interface LaunchOptions {
 /**
  * Starts a container's command as a local process in its own process group, so that a
  * stop reaches the children a shell starts, as a container runtime kills the whole
- * container. A detached watchdog kills the group if this process dies first, so no Pod
+ * container. The reaper (below) kills the group if this process dies first, so no Pod
  * process outlives the agent, even when the agent is killed with SIGKILL.
  */
 export function startContainer(options: LaunchOptions): ContainerProcess {
@@ -70,10 +70,11 @@ export function startContainer(options: LaunchOptions): ContainerProcess {
     child.once('exit', (code, signal) => {
       // The container ends with its main process: whatever it left running goes too.
       signalGroup('SIGKILL');
+      if (pid !== undefined) reaperTell(`- ${pid}`);
       resolve({ exitCode: code ?? 128 + (signal ? constants.signals[signal] : 0), finishedAt: new Date() });
     });
   });
-  if (pid !== undefined) startWatchdog(pid);
+  if (pid !== undefined) reaperTell(`+ ${pid}`);
   return { pid, startedAt, exited, signal: signalGroup };
 }
 
@@ -87,20 +88,44 @@ function failedStart(message: string): ContainerProcess {
   };
 }
 
-function startWatchdog(pgid: number): void {
-  const watchdog = spawn(
-    'bash',
-    [
-      '-c',
-      'while kill -0 "$1" 2>/dev/null; do kill -0 -- "-$2" 2>/dev/null || exit 0; sleep 1; done; ' +
-        'kill -TERM -- "-$2" 2>/dev/null; sleep 5; kill -KILL -- "-$2" 2>/dev/null; exit 0',
-      'watchdog',
-      String(process.pid),
-      String(pgid),
-    ],
-    { detached: true, stdio: 'ignore' },
-  );
-  watchdog.unref();
+/**
+ * One reaper process for all containers of this process: it learns each container's
+ * process group on its stdin ("+ pgid" when started, "- pgid" when gone) and, when stdin
+ * closes because this process ended (even by SIGKILL, the kernel closes the pipe), stops
+ * the groups it still knows: SIGTERM, then SIGKILL after 5 s. One for all, not one per
+ * container: process spawns are most of the node agent's CPU under load, and this halves them.
+ */
+const REAPER_SCRIPT = `
+declare -A groups
+while read -r op pgid; do
+  case "$op" in
+    +) groups[$pgid]=1 ;;
+    -) unset "groups[$pgid]" ;;
+  esac
+done
+[ \${#groups[@]} -eq 0 ] && exit 0
+for g in "\${!groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null; done
+sleep 5
+for g in "\${!groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done
+exit 0
+`;
+
+let reaper: ChildProcess | undefined;
+
+function reaperTell(line: string): void {
+  if (!reaper || reaper.exitCode !== null || reaper.signalCode !== null) {
+    // Its own process group: a Ctrl-C to this one's group must leave it to clean up.
+    reaper = spawn('bash', ['-c', REAPER_SCRIPT, 'genjobs-reaper'], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    reaper.on('error', () => {}); // no bash: containers just lose their safety net
+    reaper.stdin?.on('error', () => {});
+    // Neither the process nor the pipe keeps this one alive.
+    reaper.unref();
+    (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  }
+  reaper.stdin?.write(`${line}\n`);
 }
 
 /** Kubelet's limits: the message file is read up to 4 KiB; the log fallback is 80 lines, 2 KiB. */
