@@ -42,6 +42,7 @@ export class AccountReconciler {
     const now = d.now?.() ?? Date.now();
     let requeueAfterMs: number | undefined;
     const account = d.accountCache.get(name)!;
+    const orphans: string[] = [];
     for (const [jobId, reservedAt] of Object.entries(account.status?.reservedAt ?? {})) {
       const job = d.jobCache.get(jobId);
       if (job) {
@@ -54,23 +55,28 @@ export class AccountReconciler {
         continue;
       }
       // The cache says no job; ask the apiserver before giving money back.
-      if (await d.jobs.get(jobId)) continue;
-      const r = await d.ledger.run(name, { kind: 'refund', jobId });
-      if (r.ok && r.amount > 0) {
-        d.log.warn(
-          { account: name, jobId, amount: r.amount },
-          'refunded a reservation whose job never appeared',
-        );
-        void d.events.record(
-          { apiVersion: API_VERSION, kind: 'Account', name, uid: account.metadata.uid },
-          'Warning',
-          'ReservationRefunded',
-          `job ${jobId} was never created; ${r.amount} micro-cents returned`,
-        );
-      }
+      if (!(await d.jobs.get(jobId))) orphans.push(jobId);
     }
+    // All at once: the ledger writes them together (and settlements linger to be batched).
+    await Promise.all(orphans.map((jobId) => this.refundOrphan(account, jobId)));
     await this.updateReady(name, now);
     return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
+  }
+
+  private async refundOrphan(account: Account, jobId: string): Promise<void> {
+    const name = account.metadata.name ?? '';
+    const r = await this.d.ledger.run(name, { kind: 'refund', jobId });
+    if (!r.ok || r.amount === 0) return;
+    this.d.log.warn(
+      { account: name, jobId, amount: r.amount },
+      'refunded a reservation whose job never appeared',
+    );
+    void this.d.events.record(
+      { apiVersion: API_VERSION, kind: 'Account', name, uid: account.metadata.uid },
+      'Warning',
+      'ReservationRefunded',
+      `job ${jobId} was never created; ${r.amount} micro-cents returned`,
+    );
   }
 
   private async updateReady(name: string, now: number): Promise<void> {
