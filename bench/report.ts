@@ -2,6 +2,7 @@
  * The run's report: the JSON written to bench/results/ and the table printed on stdout,
  * ratios first (they hold from run to run on a shared machine; absolute numbers drift).
  */
+import type { CpuProcess } from './harness/cpu.ts';
 import type { Machine } from './harness/machine.ts';
 import { round } from './harness/stats.ts';
 import { isHousekeeping } from './harness/writes.ts';
@@ -180,6 +181,17 @@ function table(header: string[], rows: Cell[][]): string {
     .join('\n');
 }
 
+/** Rows of the CPU table, in this order. */
+const CPU_ROWS: Record<CpuProcess, string> = {
+  'kube-apiserver': 'kube-apiserver',
+  etcd: 'etcd',
+  api: 'genjobs api',
+  controller: 'genjobs controller',
+  'kube-controller-manager': 'kube-controller-manager',
+  'node agent': 'node agent and its containers',
+  bench: 'bench (load and watch)',
+};
+
 const kib = (b: number) => round(b / 1024, 2);
 const mib = (b: number) => round(b / 2 ** 20, 1);
 
@@ -323,6 +335,39 @@ export function printReport(r: Report): void {
         );
       }
     }
+    const reads = [
+      ...new Set([
+        ...Object.keys(e2e?.readsPerJob.byResource ?? {}),
+        ...Object.keys(peer?.readsPerItem.byResource ?? {}),
+      ]),
+    ].sort();
+    const processes = (Object.keys(CPU_ROWS) as CpuProcess[]).filter(
+      (p) => e2e?.cpu.msPerItem[p] !== undefined || peer?.cpu.msPerItem[p] !== undefined,
+    );
+    out.push(
+      '',
+      "  apiserver reads per item, by resource (successful; a WATCH counts when it ends; with the benchmark's own watch and polls)",
+      table(
+        ['resource and verb', 'genjobs', 'Job controller'],
+        [
+          ...reads.map((k) => [
+            k,
+            e2e ? (e2e.readsPerJob.byResource[k] ?? 0) : undefined,
+            peer ? (peer.readsPerItem.byResource[k] ?? 0) : undefined,
+          ]),
+          ['total', e2e?.readsPerJob.total, peer?.readsPerItem.total],
+        ],
+      ),
+      '',
+      '  CPU per item, by process, from the first submit to the last completion (user + system, with waited-for children)',
+      table(
+        ['process', 'genjobs CPU ms/item', 'Job controller CPU ms/item'],
+        [
+          ...processes.map((p) => [CPU_ROWS[p], e2e?.cpu.msPerItem[p], peer?.cpu.msPerItem[p]]),
+          ['total', e2e?.cpu.totalMsPerItem, peer?.cpu.totalMsPerItem],
+        ],
+      ),
+    );
   }
   if (memory) {
     out.push(

@@ -1,10 +1,12 @@
 /**
- * Counting apiserver writes from the apiserver's own metrics: `apiserver_request_total`
- * by verb, resource, subresource and code, read from `GET /metrics` before and after a
- * piece of work. Nothing is guessed: a write the service did not mean to make shows up.
+ * Counting apiserver writes (and reads) from the apiserver's own metrics:
+ * `apiserver_request_total` by verb, resource, subresource and code, read from
+ * `GET /metrics` before and after a piece of work. Nothing is guessed: a write the service
+ * did not mean to make shows up.
  */
 
 const WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'DELETECOLLECTION', 'APPLY']);
+const READ_VERBS = new Set(['GET', 'LIST', 'WATCH']);
 
 /** `resource[/subresource]` → verb → code → count. */
 export type RequestCounts = Map<string, Map<string, Map<string, number>>>;
@@ -19,6 +21,13 @@ export interface WriteCounts {
   conflictsByResource: Record<string, number>;
   /** Other refused writes (4xx but 409, 5xx). */
   errors: number;
+}
+
+export interface ReadCounts {
+  /** Successful (2xx) reads. */
+  total: number;
+  /** By `resource[/subresource] VERB`, e.g. `pods LIST`. A WATCH is counted when it ends. */
+  byResource: Record<string, number>;
 }
 
 export function parseRequestCounts(metrics: string): RequestCounts {
@@ -67,9 +76,27 @@ export function writesBetween(before: RequestCounts, after: RequestCounts): Writ
   return result;
 }
 
-/** Writes divided by a number of items (jobs, submits), per resource, rounded. */
+export function readsBetween(before: RequestCounts, after: RequestCounts): ReadCounts {
+  const result: ReadCounts = { total: 0, byResource: {} };
+  for (const [resource, byVerb] of after) {
+    for (const [verb, byCode] of byVerb) {
+      if (!READ_VERBS.has(verb)) continue;
+      for (const [code, value] of byCode) {
+        const delta = value - (before.get(resource)?.get(verb)?.get(code) ?? 0);
+        if (delta <= 0 || !code.startsWith('2')) continue;
+        const name = `${resource} ${verb}`;
+        result.total += delta;
+        result.byResource[name] = (result.byResource[name] ?? 0) + delta;
+      }
+    }
+  }
+  result.byResource = sortedRecord(result.byResource);
+  return result;
+}
+
+/** Writes (or reads) divided by a number of items (jobs, submits), per resource, rounded. */
 export function perItem(
-  w: WriteCounts,
+  w: { total: number; byResource: Record<string, number> },
   items: number,
 ): { total: number; byResource: Record<string, number> } {
   const r = (x: number) => Math.round((x / items) * 1000) / 1000;

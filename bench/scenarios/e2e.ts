@@ -9,10 +9,18 @@ import type { GenerationJob } from '../../src/k8s/types.ts';
 import { silentLogger } from '../../src/log.ts';
 import { INSTANT_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace, INSTANT_WORKER_COMMAND } from '../harness/context.ts';
+import { basePids, type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
 import { genjobsSettled, quiesce } from '../harness/quiet.ts';
 import { closedLoop, type Latency, type LoadResult, latency, ratio, round } from '../harness/stats.ts';
 import { StageTracker } from '../harness/tracker.ts';
-import { perItem, type WriteCounts, workWrites, writesBetween } from '../harness/writes.ts';
+import {
+  perItem,
+  type ReadCounts,
+  readsBetween,
+  type WriteCounts,
+  workWrites,
+  writesBetween,
+} from '../harness/writes.ts';
 import { waitForModel } from './api.ts';
 
 export interface E2eResult {
@@ -36,6 +44,10 @@ export interface E2eResult {
   writesPerJob: { total: number; byResource: Record<string, number> };
   /** Writes per job without node heartbeats and leases. */
   workWritesPerJob: number;
+  reads: ReadCounts;
+  readsPerJob: { total: number; byResource: Record<string, number> };
+  /** CPU by process from the first submit to the last completion seen (the jobs/s window). */
+  cpu: CpuUse;
   /** Raw GenerationJob creates per second at concurrency 64 (client-node as the service uses it) ÷ work writes per job. */
   writeBoundJobsPerSecond: number;
   ratioToWriteBound: number;
@@ -105,6 +117,13 @@ export async function e2eScenario(ctx: BenchContext): Promise<E2eResult> {
 
     ctx.progress(`e2e: ${n} jobs submitted at concurrency 64 over 8 accounts, run to completion`);
     const before = await ctx.meter.snapshot();
+    const pids = {
+      ...basePids(ctx.cluster.cp),
+      api: api.pid,
+      controller: controller.pid,
+      'node agent': agent.pid,
+    };
+    const cpuBefore = await cpuSnapshot(pids);
     const submitted: Array<{ id: string; at: number }> = [];
     const first = performance.now();
     const load = await closedLoop(64, n, async (i) => {
@@ -115,12 +134,15 @@ export async function e2eScenario(ctx: BenchContext): Promise<E2eResult> {
     // A time box, so a slow build still ends the run in its budget: what finished in time
     // is measured, and the shortfall is reported.
     const complete = await tracker.doneWithin(ids, budgetMs - (performance.now() - first), 'job');
+    const cpuAfter = await cpuSnapshot(pids);
     const done = submitted.filter((s) => tracker.seen.get(s.id)?.done !== undefined);
     const last = complete ? Math.max(...done.map((s) => tracker.seen.get(s.id)!.done!)) : performance.now();
     if (complete) {
       await quiesce('Pods deleted and reservations settled', () => genjobsSettled(ns.kube, ns.r), 120_000);
     }
-    const writes = writesBetween(before, await ctx.meter.snapshot());
+    const after = await ctx.meter.snapshot();
+    const writes = writesBetween(before, after);
+    const reads = readsBetween(before, after);
 
     const seconds = (last - first) / 1000;
     const finished = Math.max(1, done.length);
@@ -158,6 +180,9 @@ export async function e2eScenario(ctx: BenchContext): Promise<E2eResult> {
       writes,
       writesPerJob: perItem(writes, finished),
       workWritesPerJob: work,
+      reads,
+      readsPerJob: perItem(reads, finished),
+      cpu: cpuUse(cpuBefore, cpuAfter, finished),
       writeBoundJobsPerSecond: writeBound,
       ratioToWriteBound: ratio(jobsPerSecond, writeBound),
       pooledWriteBoundJobsPerSecond: pooledBound,

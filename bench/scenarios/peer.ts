@@ -15,11 +15,19 @@ import { startSupervised } from '../../src/dev/process.ts';
 import { Informer } from '../../src/k8s/informer.ts';
 import { silentLogger } from '../../src/log.ts';
 import { type BenchContext, BenchNamespace, INSTANT_WORKER_COMMAND } from '../harness/context.ts';
+import { basePids, type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
 import { onCleanup } from '../harness/procs.ts';
 import { quiesce } from '../harness/quiet.ts';
 import { closedLoop, type Latency, type LoadResult, latency, ratio, round } from '../harness/stats.ts';
 import { StageTracker } from '../harness/tracker.ts';
-import { perItem, type WriteCounts, workWrites, writesBetween } from '../harness/writes.ts';
+import {
+  perItem,
+  type ReadCounts,
+  readsBetween,
+  type WriteCounts,
+  workWrites,
+  writesBetween,
+} from '../harness/writes.ts';
 import { E2E_SLOTS } from './e2e.ts';
 
 export interface PeerResult {
@@ -35,6 +43,10 @@ export interface PeerResult {
   writes: WriteCounts;
   writesPerItem: { total: number; byResource: Record<string, number> };
   workWritesPerItem: number;
+  reads: ReadCounts;
+  readsPerItem: { total: number; byResource: Record<string, number> };
+  /** CPU by process from the first create to the last completion seen (the items/s window). */
+  cpu: CpuUse;
   /** genjobs end-to-end jobs per second ÷ Job controller items per second. */
   genjobsRatio: number;
   /** genjobs work writes per job ÷ Job controller work writes per item. */
@@ -135,6 +147,12 @@ export async function peerScenario(ctx: BenchContext): Promise<PeerResult> {
 
     ctx.progress(`peer: ${n} Jobs created at concurrency 64, run to completion by the Job controller`);
     const before = await ctx.meter.snapshot();
+    const pids = {
+      ...basePids(ctx.cluster.cp),
+      'kube-controller-manager': kcm.child.pid,
+      'node agent': agent.pid,
+    };
+    const cpuBefore = await cpuSnapshot(pids);
     const created: Array<{ name: string; at: number }> = [];
     const first = performance.now();
     const load = await closedLoop(64, n, async (i) => {
@@ -145,10 +163,13 @@ export async function peerScenario(ctx: BenchContext): Promise<PeerResult> {
     });
     const names = created.map((c) => c.name);
     const complete = await tracker.doneWithin(names, budgetMs - (performance.now() - first), 'Job');
+    const cpuAfter = await cpuSnapshot(pids);
     const done = created.filter((c) => tracker.seen.get(c.name)?.done !== undefined);
     const last = complete ? Math.max(...done.map((c) => tracker.seen.get(c.name)!.done!)) : performance.now();
     if (complete) await quiesce('Job Pods finalized', () => settled(ns), 120_000);
-    const writes = writesBetween(before, await ctx.meter.snapshot());
+    const after = await ctx.meter.snapshot();
+    const writes = writesBetween(before, after);
+    const reads = readsBetween(before, after);
 
     const seconds = (last - first) / 1000;
     const finished = Math.max(1, done.length);
@@ -170,6 +191,9 @@ export async function peerScenario(ctx: BenchContext): Promise<PeerResult> {
       writes,
       writesPerItem: perItem(writes, finished),
       workWritesPerItem: work,
+      reads,
+      readsPerItem: perItem(reads, finished),
+      cpu: cpuUse(cpuBefore, cpuAfter, finished),
       genjobsRatio: ratio(ctx.shared.e2eJobsPerSecond, itemsPerSecond),
       genjobsWritesRatio: ratio(ctx.shared.e2eWorkWritesPerJob, work),
     };

@@ -67,6 +67,11 @@ export class ControlPlane {
     return this.ca;
   }
 
+  /** Process ids of the running etcd and kube-apiserver, for the benchmark's CPU figures. */
+  get pids(): { etcd?: number; apiServer?: number } {
+    return { etcd: this.etcd?.child.pid, apiServer: this.apiServer?.child.pid };
+  }
+
   /** Starts kube-apiserver (again) over the same etcd and waits until it is ready. */
   async startApiServer(): Promise<void> {
     const d = this.dir;
