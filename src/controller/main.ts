@@ -88,7 +88,9 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     onBatch: (n) => metrics.ledgerBatch.observe(n),
     settleLingerMs: config.GENJOBS_SETTLE_LINGER,
   });
-  const admission = new Admission(jobs);
+  const reserved = (job: GenerationJob) =>
+    accounts.get(job.spec.account)?.status?.reservations?.[job.metadata.name ?? ''] !== undefined;
+  const admission = new Admission(jobs, reserved);
   const publicFiles = blobSettings(config).publicBaseUrl ?? `${config.GENJOBS_PUBLIC_URL}/files`;
 
   const names = (list: readonly { metadata?: { name?: string } }[]) =>
@@ -148,6 +150,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       maxAttempts: config.GENJOBS_MAX_ATTEMPTS,
       ttlMs: config.GENJOBS_JOB_TTL,
       retryBaseMs: config.GENJOBS_RETRY_BASE,
+      reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
     },
     pod: {
       image: config.GENJOBS_WORKER_IMAGE,
@@ -205,7 +208,14 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     const job = pod.metadata?.labels?.[JOB_LABEL];
     if (job) jobQueue.queue.add(job);
   });
-  accounts.on((_type, account) => accountQueue.queue.add(account.metadata.name ?? ''));
+  accounts.on((_type, account) => {
+    accountQueue.queue.add(account.metadata.name ?? '');
+    // A new job waits for its reservation: when one shows, the job is worth another look.
+    for (const jobId of Object.keys(account.status?.reservations ?? {})) {
+      const job = jobs.get(jobId);
+      if (job && phaseOf(job) === 'pending' && !job.status?.attempts) jobQueue.queue.add(jobId);
+    }
+  });
 
   const informers = [jobs, accounts, pods, uploads];
   await Promise.all([...informers.map((i) => i.start()), catalog.start()]);

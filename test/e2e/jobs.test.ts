@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_LABEL } from '../../src/catalog/watcher.ts';
 import { applyConfigMap } from '../../src/k8s/configmaps.ts';
 import { deletePod } from '../../src/k8s/pods.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
 import { imbalance } from '../../src/ledger/ops.ts';
 import { eventually, kubeconfigPath } from '../support/cluster.ts';
 import { type E2e, REMOTE_URL, startE2e } from '../support/e2e.ts';
@@ -214,5 +216,42 @@ describe('waiting for capacity', () => {
     });
     expect(pods.items).toHaveLength(0);
     expect(await balance()).toBe(before);
+  });
+});
+
+describe('a job and its reservation, written at once by the api', () => {
+  it('a job whose reservation is not there yet waits, with no status write and no Pod, and runs once it shows', async () => {
+    const account = s.name('acme');
+    const jobId = randomUUID();
+    const cost = 134_000;
+    await s.r.jobs.create({
+      metadata: { name: jobId, labels: { 'genjobs.io/account': account } },
+      spec: {
+        account,
+        model: IMAGE,
+        version: 'v1.0',
+        input: { prompt: 'reserved late', resolution: '1k', aspect_ratio: '1:1' },
+        costMicroCents: cost,
+      },
+    });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await s.r.jobs.get(jobId))?.status).toBeUndefined();
+    const pods = await s.kube.core.listNamespacedPod({
+      namespace: s.kube.namespace,
+      labelSelector: `genjobs.io/job=${jobId}`,
+    });
+    expect(pods.items).toHaveLength(0);
+
+    const spent = async () => (await s.r.accounts.get(account))?.status?.spentMicroCents ?? 0;
+    const spentBefore = await spent();
+    const reserved = await new Ledger({ accounts: s.r.accounts }).run(account, {
+      kind: 'reserve',
+      jobId,
+      cost,
+      maxConcurrent: 100,
+    });
+    expect(reserved.ok).toBe(true);
+    expect((await finished(jobId)).status).toBe('completed');
+    await eventually(async () => (await spent()) === spentBefore + cost, 10_000, 'the job charged');
   });
 });

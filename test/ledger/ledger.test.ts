@@ -144,6 +144,38 @@ describe('the ledger on a real Account', () => {
     expect((await account('crash')).status?.balanceMicroCents).toBe(1_000_000);
   });
 
+  it('a job whose submit died before its reservation was written is removed after the grace, costing nothing', async () => {
+    await s.admin.createAccount({ name: 'halfway', plan: 'pro', grantMicroCents: 1_000_000 });
+    await eventually(
+      async () => (await account('halfway')).status?.balanceMicroCents === 1_000_000,
+      5_000,
+      'grant applied',
+    );
+    // What an api leaves when it dies between creating the job and reserving for it.
+    await s.r.jobs.create({
+      metadata: { name: 'never-reserved' },
+      spec: {
+        account: 'halfway',
+        model: IMAGE,
+        version: 'v1.0',
+        input: { prompt: 'x' },
+        costMicroCents: 134_000,
+      },
+    });
+    await eventually(
+      async () => (await s.r.jobs.get('never-reserved')) === undefined,
+      15_000,
+      'the job removed',
+    );
+    const st = (await account('halfway')).status!;
+    expect([st.balanceMicroCents, st.spentMicroCents ?? 0]).toEqual([1_000_000, 0]);
+    const events = await s.kube.core.listNamespacedEvent({
+      namespace: s.kube.namespace,
+      fieldSelector: 'involvedObject.name=never-reserved',
+    });
+    expect(events.items.map((e) => e.reason)).toContain('NoReservation');
+  });
+
   it('grants are applied exactly once across controller restarts', async () => {
     await s.admin.createAccount({ name: 'grants', plan: 'pro', grantMicroCents: 500 });
     for (let i = 0; i < 3; i++) {

@@ -93,8 +93,33 @@ export class JobService {
     }
 
     const maxConcurrent = this.o.plans[account.spec.plan] ?? 0;
+    // The job and its reservation are written at once, so a submit waits for one write, not
+    // two in a row. The controller starts a job only once its reservation shows in the
+    // Account; a job whose reservation is refused is deleted before the refusal is answered
+    // (and one left behind by a crash is removed after the reservation grace).
+    const creating = settle(
+      this.o.jobs.create({
+        metadata: {
+          name: jobId,
+          labels: { 'genjobs.io/account': accountName, 'genjobs.io/model': labelValue(variant.slug) },
+        },
+        spec: {
+          account: accountName,
+          model: variant.slug,
+          version,
+          input,
+          costMicroCents: cost,
+          ...(cmd.webhookUrl ? { webhookUrl: cmd.webhookUrl } : {}),
+          ...(cmd.idempotencyKey !== undefined ? { idempotencyKeyHash: bodyHash } : {}),
+          requestId: cmd.requestId,
+        },
+      }),
+    );
     const reserved = await this.o.ledger.run(accountName, { kind: 'reserve', jobId, cost, maxConcurrent });
+    const created = await creating;
     if (!reserved.ok) {
+      // Were this delete lost, the controller removes the job after the reservation grace.
+      if (created.ok) await this.o.jobs.delete(jobId, { uid: created.value.metadata.uid }).catch(() => {});
       if (reserved.reason === 'INSUFFICIENT_BALANCE') {
         throw new AppError(
           'INSUFFICIENT_BALANCE',
@@ -113,26 +138,8 @@ export class JobService {
       );
     }
 
-    let job: GenerationJob;
-    try {
-      job = await this.o.jobs.create({
-        metadata: {
-          name: jobId,
-          labels: { 'genjobs.io/account': accountName, 'genjobs.io/model': labelValue(variant.slug) },
-        },
-        spec: {
-          account: accountName,
-          model: variant.slug,
-          version,
-          input,
-          costMicroCents: cost,
-          ...(cmd.webhookUrl ? { webhookUrl: cmd.webhookUrl } : {}),
-          ...(cmd.idempotencyKey !== undefined ? { idempotencyKeyHash: bodyHash } : {}),
-          requestId: cmd.requestId,
-        },
-      });
-    } catch (err) {
-      if (isAlreadyExists(err) && cmd.idempotencyKey !== undefined) {
+    if (!created.ok) {
+      if (isAlreadyExists(created.error) && cmd.idempotencyKey !== undefined) {
         // The same key raced us and won: its job holds the (shared) reservation.
         const existing = await this.o.jobs.get(jobId);
         const replay = existing && this.replay(existing, accountName, bodyHash);
@@ -143,12 +150,10 @@ export class JobService {
       throw new AppError(
         'PUBSUB_PUBLISH_FAILED',
         'the job could not be queued; nothing was charged, please retry',
-        {
-          cause: err,
-          retryAfterSeconds: 1,
-        },
+        { cause: created.error, retryAfterSeconds: 1 },
       );
     }
+    const job = created.value;
     this.o.onSubmitted?.(variant.slug, cost);
     return { ...this.submitResult(job, variant.runtime), duplicate: false };
   }
@@ -255,3 +260,11 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const uuidFrom = (hex: string) =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 const validName = (s: string) => /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(s);
+
+/** A promise's outcome as a value, so it can be awaited after other work without going unhandled. */
+function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+}

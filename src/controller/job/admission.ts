@@ -13,9 +13,12 @@ export class Admission {
   private readonly jobs: Informer<GenerationJob>;
   /** Jobs started by this process, by model, until the cache shows them started or finished. */
   private readonly started = new Map<string, Set<string>>();
+  /** Whether a waiting job may take a slot at all (its reservation shows); others do not queue. */
+  private readonly eligible: (job: GenerationJob) => boolean;
 
-  constructor(jobs: Informer<GenerationJob>) {
+  constructor(jobs: Informer<GenerationJob>, eligible: (job: GenerationJob) => boolean = () => true) {
     this.jobs = jobs;
+    this.eligible = eligible;
   }
 
   /** The jobs of a model, split into those holding a slot and those waiting, oldest first. */
@@ -31,7 +34,7 @@ export class Admission {
       const holdsSlot = !terminal && (j.status?.attempts ?? 0) > 0;
       if (terminal || holdsSlot) mine.delete(name);
       if (holdsSlot || mine.has(name)) active.add(name);
-      else if (!terminal) waiting.push(j);
+      else if (!terminal && this.eligible(j)) waiting.push(j);
     }
     waiting.sort(oldestFirst);
     return { active, waiting };

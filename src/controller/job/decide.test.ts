@@ -9,6 +9,7 @@ const settings = {
   maxAttempts: 3,
   ttlMs: 86_400_000,
   retryBaseMs: 1_000,
+  reservationGraceMs: 300_000,
 };
 
 /** A fluent job fixture: aJob().processing().build(). */
@@ -72,6 +73,22 @@ describe('decide', () => {
     expect(kinds(d)).toEqual(['createPod']);
     expect(d.status).toMatchObject({ attempts: 1, podName: 'gj-j1-1' });
     expect(d.status?.phase).toBeUndefined();
+  });
+
+  it('leaves a new job alone until its reservation shows, and removes it if none comes within the grace', () => {
+    const waiting = run(aJob().build(), { reserved: false });
+    expect(waiting.status).toBeUndefined();
+    expect(waiting.actions).toEqual([]);
+    expect(waiting.requeueAfterMs).toBe(settings.reservationGraceMs - 10_000 + 1);
+    const late = run(aJob().build(), { reserved: false, now: T0 + settings.reservationGraceMs + 1 });
+    expect(late.status).toBeUndefined();
+    expect(kinds(late)).toEqual(['deleteJob']);
+    expect(late.actions).toContainEqual(expect.objectContaining({ kind: 'event', reason: 'NoReservation' }));
+    // A cancelled job without a reservation is settled, not waiting.
+    const cancelled = aJob()
+      .status({ phase: 'cancelled', completedAt: new Date(T0).toISOString() })
+      .build();
+    expect(kinds(run(cancelled, { reserved: false }))).toEqual([]);
   });
 
   it('keeps a job without capacity waiting, cancellable, with no Pod', () => {

@@ -24,6 +24,8 @@ export interface DecideSettings {
   ttlMs: number;
   /** First retry delay after a lost Pod; doubles per attempt. */
   retryBaseMs: number;
+  /** How long a new job may wait for its reservation before it is taken for a failed submit's. */
+  reservationGraceMs: number;
 }
 
 export interface DecideInput {
@@ -120,6 +122,21 @@ export function decide(input: DecideInput): Decision {
 
   if (!pod) {
     if (phase === 'pending' && attempts === 0) {
+      if (!input.reserved) {
+        // The api writes the job and its reservation at once: nothing runs before the
+        // reservation shows (the Account's event brings the job back), and a job that never
+        // gets one belongs to a submit that was refused or died halfway; it is removed,
+        // having cost nothing.
+        const waited = now - (Date.parse(job.metadata.creationTimestamp ?? '') || now);
+        if (waited <= settings.reservationGraceMs)
+          return { actions, requeueAfterMs: settings.reservationGraceMs - waited + 1 };
+        event(
+          'Warning',
+          'NoReservation',
+          `no credit reservation after ${Math.round(settings.reservationGraceMs / 1000)} s (the submit was refused or interrupted); the job is removed, nothing was charged`,
+        );
+        return { actions: [...actions, { kind: 'deleteJob' }] };
+      }
       if (!input.runtime)
         return finish('failed', {
           code: 'MODEL_UNAVAILABLE',

@@ -66,12 +66,14 @@ export class JobReconciler {
     const runtime = variant?.runtime;
     const phase = job.status?.phase ?? 'pending';
     const waiting = phase === 'pending' && attempts === 0 && !pod;
+    const reserved = d.accountCache.get(job.spec.account)?.status?.reservations?.[jobId] !== undefined;
     const decision = decide({
       job,
       pod: pod ? podView(pod) : undefined,
       runtime,
-      admitted: waiting && runtime !== undefined && d.admission.admits(job, runtime.maxConcurrency),
-      reserved: d.accountCache.get(job.spec.account)?.status?.reservations?.[jobId] !== undefined,
+      admitted:
+        waiting && reserved && runtime !== undefined && d.admission.admits(job, runtime.maxConcurrency),
+      reserved,
       now,
       settings: d.settings,
     });
