@@ -70,7 +70,6 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const jobs = crInformer<GenerationJob>(kube, r.jobs, log);
   const uploads = crInformer<Upload>(kube, r.uploads, log);
   jobs.addIndex('account', (j) => [j.spec.account]);
-  jobs.addIndex('model', (j) => [labelValue(j.spec.model)]);
   // Submit answers with an ETA from the model's queue length: counted, not scanned.
   jobs.addIndex('pendingModel', (j) => (phaseOf(j) === 'pending' ? [labelValue(j.spec.model)] : []));
   const watcher = new CatalogWatcher({

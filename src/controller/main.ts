@@ -65,7 +65,6 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   const metrics = deps.metrics ?? createMetrics();
   const r = resources(kube);
   const jobs = crInformer<GenerationJob>(kube, r.jobs, log);
-  jobs.addIndex('model', (j) => [labelValue(j.spec.model)]);
   const accounts = crInformer<Account>(kube, r.accounts, log);
   const uploads = crInformer<Upload>(kube, r.uploads, log);
   const managed = Object.entries(MANAGED_BY)

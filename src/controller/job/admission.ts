@@ -1,7 +1,9 @@
 import { labelValue } from '../../jobs/labels.ts';
 import { phaseOf } from '../../jobs/record.ts';
 import type { Informer } from '../../k8s/informer.ts';
-import type { GenerationJob } from '../../k8s/types.ts';
+import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
+
+const UNFINISHED = 'admission:unfinished-by-model';
 
 /**
  * Decides which waiting jobs may start: per model variant, at most its runtime's
@@ -19,22 +21,24 @@ export class Admission {
   constructor(jobs: Informer<GenerationJob>, eligible: (job: GenerationJob) => boolean = () => true) {
     this.jobs = jobs;
     this.eligible = eligible;
+    // Finished jobs stay cached until their TTL: a snapshot looks at unfinished ones only.
+    jobs.addIndex(UNFINISHED, (j) => (isTerminal(phaseOf(j)) ? [] : [labelValue(j.spec.model)]));
   }
 
   /** The jobs of a model, split into those holding a slot and those waiting, oldest first. */
   private snapshot(model: string) {
     const mine = this.started.get(model) ?? new Set<string>();
-    const active = new Set<string>();
+    for (const name of mine) {
+      const j = this.jobs.get(name);
+      // Forgotten once the cache shows the start, the end or the job's deletion.
+      if (!j || isTerminal(phaseOf(j)) || (j.status?.attempts ?? 0) > 0) mine.delete(name);
+    }
+    const active = new Set<string>(mine);
     const waiting: GenerationJob[] = [];
-    for (const j of this.jobs.byIndex('model', labelValue(model))) {
+    for (const j of this.jobs.byIndex(UNFINISHED, labelValue(model))) {
       if (j.spec.model !== model) continue;
-      const name = j.metadata.name ?? '';
-      const phase = phaseOf(j);
-      const terminal = phase === 'completed' || phase === 'failed' || phase === 'cancelled';
-      const holdsSlot = !terminal && (j.status?.attempts ?? 0) > 0;
-      if (terminal || holdsSlot) mine.delete(name);
-      if (holdsSlot || mine.has(name)) active.add(name);
-      else if (!terminal && this.eligible(j)) waiting.push(j);
+      if ((j.status?.attempts ?? 0) > 0) active.add(j.metadata.name ?? '');
+      else if (!active.has(j.metadata.name ?? '') && this.eligible(j)) waiting.push(j);
     }
     waiting.sort(oldestFirst);
     return { active, waiting };

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { Informer } from '../../k8s/informer.ts';
+import type { GenerationJob, JobPhase } from '../../k8s/types.ts';
+import { Admission } from './admission.ts';
+
+const MODEL = 'genjobs/reference-image/text-to-image';
+
+/** The three informer methods Admission reads, over a plain map, with the index kept current. */
+function cache() {
+  const jobs = new Map<string, GenerationJob>();
+  let indexer: ((j: GenerationJob) => string[]) | undefined;
+  const informer = {
+    addIndex: (_name: string, keysOf: (j: GenerationJob) => string[]) => {
+      indexer = keysOf;
+    },
+    byIndex: (_name: string, value: string) => [...jobs.values()].filter((j) => indexer?.(j).includes(value)),
+    get: (name: string) => jobs.get(name),
+  };
+  const put = (name: string, second: number, status: { phase?: JobPhase; attempts?: number } = {}) => {
+    jobs.set(name, {
+      apiVersion: 'genjobs.io/v1alpha1',
+      kind: 'GenerationJob',
+      metadata: { name, creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString() },
+      spec: { account: 'acme', model: MODEL, version: 'v1.0', input: {}, costMicroCents: 1 },
+      status,
+    });
+    return jobs.get(name)!;
+  };
+  return { informer: informer as unknown as Informer<GenerationJob>, jobs, put };
+}
+
+describe('Admission', () => {
+  it('admits the oldest waiting jobs into the free slots, and no more', () => {
+    const c = cache();
+    const admission = new Admission(c.informer);
+    const [a, b, d] = [c.put('a', 3), c.put('b', 1), c.put('d', 2)];
+    c.put('running', 0, { phase: 'processing', attempts: 1 });
+    c.put('done', 0, { phase: 'completed', attempts: 1 });
+    expect([a, b, d].map((j) => admission.admits(j, 3))).toEqual([false, true, true]);
+    expect(admission.next(MODEL, 3)).toEqual(['b', 'd']);
+    expect(admission.admits(b, 1)).toBe(false);
+  });
+
+  it('counts its own starts until the cache shows them, and forgets them when it does', () => {
+    const c = cache();
+    const admission = new Admission(c.informer);
+    const first = c.put('first', 1);
+    const second = c.put('second', 2);
+    admission.markStarted(first);
+    expect(admission.admits(second, 1)).toBe(false);
+    c.put('first', 1, { phase: 'completed', attempts: 1 });
+    expect(admission.admits(second, 1)).toBe(true);
+    // A started job deleted before the cache showed its start holds no slot either.
+    admission.markStarted(second);
+    c.jobs.delete('second');
+    expect(admission.admits(c.put('third', 3), 1)).toBe(true);
+  });
+
+  it('queues only eligible jobs: an ineligible one neither starts nor holds back the next', () => {
+    const c = cache();
+    const admission = new Admission(c.informer, (j) => j.metadata.name !== 'unreserved');
+    c.put('unreserved', 1);
+    const next = c.put('next', 2);
+    expect(admission.admits(next, 1)).toBe(true);
+    expect(admission.next(MODEL, 1)).toEqual(['next']);
+  });
+});
