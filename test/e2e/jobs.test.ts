@@ -159,24 +159,35 @@ describe('end to end: submit, run in a Pod, download real media', () => {
     expect(jobs.map((j) => j.status)).toEqual(['completed', 'completed', 'completed']);
   });
 
-  it('kubectl get gj shows the phases; kubectl describe tells the story in conditions and the outcome in Events', async () => {
+  it('kubectl get gj shows the phases; kubectl describe tells the story in conditions, a failure in Events', async () => {
     const jobId = await submit(IMAGE, { prompt: 'for kubectl' });
     await finished(jobId);
     const env = { ...process.env, KUBECONFIG: kubeconfigPath() };
     const { stdout } = await run('kubectl', ['get', 'gj', jobId, '-n', s.kube.namespace], { env });
     expect(stdout).toMatch(new RegExp(`${jobId}\\s+completed\\s+${IMAGE}\\s+100\\s+134000`));
-    const described = await eventually(
-      async () => {
-        const out = (await run('kubectl', ['describe', 'gj', jobId, '-n', s.kube.namespace], { env })).stdout;
-        return /Normal\s+Completed/.test(out) ? out : undefined;
-      },
-      10_000,
-      'events in describe',
-    );
-    // The steps are conditions (no Event write per step); only the outcome is an Event.
+    const described = (await run('kubectl', ['describe', 'gj', jobId, '-n', s.kube.namespace], { env }))
+      .stdout;
+    // The steps are conditions: no Event write per step, nor for a success.
     for (const step of ['Admitted', 'Started', 'Finished'])
       expect(described).toMatch(new RegExp(`Type:\\s+${step}`));
-    expect(described).not.toMatch(/Normal\s+Admitted/);
+    expect(described).toMatch(/Events:\s+<none>/);
+
+    // An edit of an input that does not exist fails in the worker.
+    const failing = await submit(EDIT, {
+      prompt: 'for kubectl',
+      image: `${s.url}/files/uploads/nobody/00000000-0000-0000-0000-000000000001`,
+    });
+    expect((await finished(failing)).status).toBe('failed');
+    const story = await eventually(
+      async () => {
+        const out = (await run('kubectl', ['describe', 'gj', failing, '-n', s.kube.namespace], { env }))
+          .stdout;
+        return /Warning\s+Failed/.test(out) ? out : undefined;
+      },
+      10_000,
+      'the failure in describe',
+    );
+    expect(story).toMatch(/GENERATION_FAILED/);
   });
 });
 

@@ -68,8 +68,9 @@ const DEADLINE_GRACE_MS = 120_000;
  * The GenerationJob state machine, as a pure function of what was observed. It returns
  * the status to write (compare-and-swap by the caller) and the actions to take after the
  * write succeeds. Terminal phases never change again; every waiting state has a deadline.
- * Steps (admitted, started) are conditions only; Events, each one more apiserver write,
- * are kept for the outcome and for what an operator must look at (a lost Pod).
+ * Steps and success are conditions only (kubectl describe shows them); Events, each one
+ * more apiserver write per job, are kept for what an operator must look at: a failure, a
+ * lost Pod, a job removed for want of a reservation.
  */
 export function decide(input: DecideInput): Decision {
   const { job, pod, now, settings } = input;
@@ -103,7 +104,6 @@ export function decide(input: DecideInput): Decision {
       error?.message ?? 'the job produced its outputs',
     );
     if (error) event('Warning', 'Failed', `${error.code}: ${error.message}`);
-    else event('Normal', 'Completed', `${outputs?.length ?? 0} output(s) stored`);
     if (pod) actions.push({ kind: 'deletePod', name: pod.name });
     actions.push({ kind: 'settle', op: to === 'completed' ? 'charge' : 'refund' });
     return result(job, s, actions, settings.ttlMs);
