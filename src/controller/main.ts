@@ -89,7 +89,10 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   });
   const reserved = (job: GenerationJob) =>
     accounts.get(job.spec.account)?.status?.reservations?.[job.metadata.name ?? ''] !== undefined;
-  const admission = new Admission(jobs, reserved);
+  const admission = new Admission(jobs, {
+    eligible: reserved,
+    hasPod: (job) => pods.countByIndex('job', job.metadata.name ?? '') > 0,
+  });
   const publicFiles = blobSettings(config).publicBaseUrl ?? `${config.GENJOBS_PUBLIC_URL}/files`;
 
   const names = (list: readonly { metadata?: { name?: string } }[]) =>

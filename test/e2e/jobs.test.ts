@@ -65,6 +65,16 @@ async function finished(jobId: string, timeoutMs = 90_000) {
 }
 
 const balance = async () => (await s.r.accounts.get(s.name('acme')))?.status?.balanceMicroCents ?? 0;
+/** The balance once every earlier job is settled (settlements are batched, a moment late). */
+const settledBalance = async () => {
+  await eventually(
+    async () =>
+      Object.keys((await s.r.accounts.get(s.name('acme')))?.status?.reservations ?? {}).length === 0,
+    10_000,
+    'earlier jobs settled',
+  );
+  return balance();
+};
 
 describe('end to end: submit, run in a Pod, download real media', () => {
   it.each([
@@ -119,7 +129,7 @@ describe('end to end: submit, run in a Pod, download real media', () => {
   );
 
   it('a worker that fails reports the error, and the charge is refunded', async () => {
-    const before = await balance();
+    const before = await settledBalance();
     const job = await finished(
       await submit(EDIT, {
         prompt: 'x',
@@ -215,7 +225,7 @@ describe('waiting for capacity', () => {
       5_000,
       'catalog',
     );
-    const before = await balance();
+    const before = await settledBalance();
     const jobId = await submit('genjobs/paused/text-to-image', { prompt: 'wait' });
     await new Promise((r) => setTimeout(r, 1_500));
     expect((await (await s.call(`/v1/jobs/${jobId}`, { key })).json()).status).toBe('pending');

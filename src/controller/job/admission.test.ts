@@ -58,10 +58,26 @@ describe('Admission', () => {
 
   it('queues only eligible jobs: an ineligible one neither starts nor holds back the next', () => {
     const c = cache();
-    const admission = new Admission(c.informer, (j) => j.metadata.name !== 'unreserved');
+    const admission = new Admission(c.informer, { eligible: (j) => j.metadata.name !== 'unreserved' });
     c.put('unreserved', 1);
     const next = c.put('next', 2);
     expect(admission.admits(next, 1)).toBe(true);
     expect(admission.next(MODEL, 1)).toEqual(['next']);
+  });
+
+  it('counts a job whose Pod is in the cache as started, though no status says so yet', () => {
+    const c = cache();
+    const withPod = new Set<string>();
+    const admission = new Admission(c.informer, { hasPod: (j) => withPod.has(j.metadata.name ?? '') });
+    const first = c.put('first', 1);
+    const second = c.put('second', 2);
+    admission.markStarted(first);
+    expect(admission.starting(first)).toBe(true);
+    withPod.add('first');
+    expect(admission.starting(first)).toBe(false);
+    // A restarted controller (nothing marked) still sees the slot taken.
+    expect(
+      new Admission(c.informer, { hasPod: (j) => withPod.has(j.metadata.name ?? '') }).admits(second, 1),
+    ).toBe(false);
   });
 });

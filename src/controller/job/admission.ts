@@ -15,14 +15,27 @@ export class Admission {
   private readonly jobs: Informer<GenerationJob>;
   /** Jobs started by this process, by model, until the cache shows them started or finished. */
   private readonly started = new Map<string, Set<string>>();
-  /** Whether a waiting job may take a slot at all (its reservation shows); others do not queue. */
   private readonly eligible: (job: GenerationJob) => boolean;
+  private readonly hasPod: (job: GenerationJob) => boolean;
 
-  constructor(jobs: Informer<GenerationJob>, eligible: (job: GenerationJob) => boolean = () => true) {
+  /**
+   * `eligible`: whether a waiting job may take a slot at all (its reservation shows);
+   * others do not queue. `hasPod`: whether the Pod cache holds a Pod of the job (the
+   * first attempt's Pod is created before any status names it).
+   */
+  constructor(
+    jobs: Informer<GenerationJob>,
+    opts: { eligible?: (job: GenerationJob) => boolean; hasPod?: (job: GenerationJob) => boolean } = {},
+  ) {
     this.jobs = jobs;
-    this.eligible = eligible;
+    this.eligible = opts.eligible ?? (() => true);
+    this.hasPod = opts.hasPod ?? (() => false);
     // Finished jobs stay cached until their TTL: a snapshot looks at unfinished ones only.
     jobs.addIndex(UNFINISHED, (j) => (isTerminal(phaseOf(j)) ? [] : [labelValue(j.spec.model)]));
+  }
+
+  private holdsSlot(j: GenerationJob): boolean {
+    return (j.status?.attempts ?? 0) > 0 || this.hasPod(j);
   }
 
   /** The jobs of a model, split into those holding a slot and those waiting, oldest first. */
@@ -30,18 +43,23 @@ export class Admission {
     const mine = this.started.get(model) ?? new Set<string>();
     for (const name of mine) {
       const j = this.jobs.get(name);
-      // Forgotten once the cache shows the start, the end or the job's deletion.
-      if (!j || isTerminal(phaseOf(j)) || (j.status?.attempts ?? 0) > 0) mine.delete(name);
+      // Forgotten once the caches show the start (or the end, or the job's deletion).
+      if (!j || isTerminal(phaseOf(j)) || this.holdsSlot(j)) mine.delete(name);
     }
     const active = new Set<string>(mine);
     const waiting: GenerationJob[] = [];
     for (const j of this.jobs.byIndex(UNFINISHED, labelValue(model))) {
       if (j.spec.model !== model) continue;
-      if ((j.status?.attempts ?? 0) > 0) active.add(j.metadata.name ?? '');
+      if (this.holdsSlot(j)) active.add(j.metadata.name ?? '');
       else if (!active.has(j.metadata.name ?? '') && this.eligible(j)) waiting.push(j);
     }
     waiting.sort(oldestFirst);
     return { active, waiting };
+  }
+
+  /** Whether this process started the job and the caches do not show it yet. */
+  starting(job: GenerationJob): boolean {
+    return !this.holdsSlot(job) && (this.started.get(job.spec.model)?.has(job.metadata.name ?? '') ?? false);
   }
 
   /** Whether the job may start now. */

@@ -68,11 +68,31 @@ const kinds = (d: ReturnType<typeof decide>) =>
   d.actions.filter((a) => a.kind !== 'event').map((a) => (a.kind === 'settle' ? `settle:${a.op}` : a.kind));
 
 describe('decide', () => {
-  it('starts an admitted waiting job: attempt 1, Pod first', () => {
+  it('starts an admitted waiting job by creating its first Pod, with no status write', () => {
     const d = run(aJob().build());
     expect(kinds(d)).toEqual(['createPod']);
-    expect(d.status).toMatchObject({ attempts: 1, podName: 'gj-j1-1' });
-    expect(d.status?.phase).toBeUndefined();
+    expect(d.status).toBeUndefined();
+    expect(d.requeueAfterMs).toBe(settings.podStartTimeoutMs + 1);
+  });
+
+  it('names the first Pod in the status with the next change worth a write, not before', () => {
+    const job = aJob().build();
+    const pending = run(job, { pod: pod() });
+    expect(pending.status).toBeUndefined();
+    expect(pending.requeueAfterMs).toBe(settings.podStartTimeoutMs - 10_000 + 1);
+    const running = run(job, { pod: pod({ phase: 'Running', startedAt: T0 + 2_000 }) });
+    expect(running.status).toMatchObject({ phase: 'processing', attempts: 1, podName: 'gj-j1-1' });
+    expect(running.status?.conditions?.map((c) => [c.type, c.status])).toEqual([
+      ['Admitted', 'True'],
+      ['Started', 'True'],
+    ]);
+    // Straight to the end (the Pod finished before the controller saw it run): one write.
+    const done = run(job, { pod: pod({ phase: 'Succeeded', terminated: { exitCode: 0, message: ok() } }) });
+    expect(done.status).toMatchObject({ phase: 'completed', attempts: 1, podName: 'gj-j1-1' });
+    // Lost before it ran: the retry counts it as attempt 1.
+    const lost = run(job, { pod: pod({ phase: 'Failed', reason: 'Evicted' }) });
+    expect(lost.status).toMatchObject({ attempts: 1 });
+    expect(lost.status?.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'True' });
   });
 
   it('leaves a new job alone until its reservation shows, and removes it if none comes within the grace', () => {

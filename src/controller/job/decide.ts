@@ -153,7 +153,11 @@ export function decide(input: DecideInput): Decision {
         cond('Admitted', 'False', 'WaitingForCapacity', 'waiting for a free slot of the model');
         return { ...result(job, s, actions), requeueAfterMs: created + settings.queueTimeoutMs - now + 1 };
       }
-      return startAttempt(1, 'Admitted', 'a worker Pod was created');
+      // The first Pod is created without a status write: see the adoption below.
+      return {
+        actions: [...actions, { kind: 'createPod', attempt: 1 }],
+        requeueAfterMs: settings.podStartTimeoutMs + 1,
+      };
     }
     // The Pod of a started attempt is gone: lost to the infrastructure, or removed on purpose for a retry.
     if (retrying) {
@@ -166,9 +170,11 @@ export function decide(input: DecideInput): Decision {
   }
 
   if (attempts === 0) {
-    // The Pod was created but the status naming it was never written (a crash in between): adopt it.
+    // The first attempt's Pod is its own record (its name is deterministic): the status
+    // names it with the next change worth a write, not in a write of its own.
     s.attempts = 1;
     s.podName = pod.name;
+    cond('Admitted', 'True', 'Admitted', `worker Pod ${pod.name} was created`);
   }
   switch (pod.phase) {
     case 'Pending':
@@ -181,7 +187,9 @@ export function decide(input: DecideInput): Decision {
           message: `the worker Pod did not start within ${Math.round(settings.podStartTimeoutMs / 1000)} s${pod.message ? `: ${pod.message}` : ''}`,
         });
       }
-      return { ...result(job, s, actions), requeueAfterMs: settings.podStartTimeoutMs - waited + 1 };
+      const requeueAfterMs = settings.podStartTimeoutMs - waited + 1;
+      if (attempts === 0) return { actions, requeueAfterMs };
+      return { ...result(job, s, actions), requeueAfterMs };
     }
     case 'Running': {
       if (phase === 'pending') {
@@ -253,10 +261,11 @@ export function decide(input: DecideInput): Decision {
   }
 
   function lost(why: string): Decision {
-    if (attempts >= settings.maxAttempts) {
+    const tried = s.attempts ?? 0;
+    if (tried >= settings.maxAttempts) {
       return finish('failed', {
         code: 'INFRASTRUCTURE_LOST',
-        message: `${why}; gave up after ${attempts} attempts`,
+        message: `${why}; gave up after ${tried} attempts`,
       });
     }
     cond('Retrying', 'True', 'PodLost', why);
@@ -264,7 +273,7 @@ export function decide(input: DecideInput): Decision {
     if (pod) actions.push({ kind: 'deletePod', name: pod.name });
     return {
       ...result(job, s, actions),
-      requeueAfterMs: settings.retryBaseMs * 2 ** Math.max(0, attempts - 1),
+      requeueAfterMs: settings.retryBaseMs * 2 ** Math.max(0, tried - 1),
     };
   }
 }

@@ -66,6 +66,9 @@ export class JobReconciler {
     const runtime = variant?.runtime;
     const phase = job.status?.phase ?? 'pending';
     const waiting = phase === 'pending' && attempts === 0 && !pod;
+    // Its first Pod was just created and is not in the cache yet: no status names it until
+    // then, and the Pod's event brings the job back (the requeue is a safety net).
+    if (waiting && d.admission.starting(job)) return { requeueAfterMs: 1_000 };
     const reserved = d.accountCache.get(job.spec.account)?.status?.reservations?.[jobId] !== undefined;
     const decision = decide({
       job,
