@@ -10,12 +10,12 @@ const account = (granted: number, status: Account['status'] = {}): Account => ({
   status,
 });
 const now = new Date('2026-01-01T00:00:00Z');
-const reserve = (jobId: string, cost: number, maxConcurrent = 10): LedgerOp => ({
-  kind: 'reserve',
-  jobId,
-  cost,
-  maxConcurrent,
-});
+const reserve = (
+  jobId: string,
+  cost: number,
+  maxConcurrent = 10,
+  finished?: (jobId: string) => boolean,
+): LedgerOp => ({ kind: 'reserve', jobId, cost, maxConcurrent, finished });
 
 describe('ledger operations', () => {
   it('applies a new grant exactly once, however often the status is normalized', () => {
@@ -45,6 +45,12 @@ describe('ledger operations', () => {
       [reserve('a', 1, 2), reserve('b', 1, 2), reserve('c', 1, 2)],
       [998],
       ['CONCURRENT_JOBS_EXCEEDED'],
+    ],
+    [
+      'finished jobs awaiting settlement do not count toward the limit',
+      [reserve('a', 1, 2), reserve('b', 1, 2), reserve('c', 1, 2, (id) => id === 'a')],
+      [997],
+      [],
     ],
     ['duplicate reserve is free', [reserve('a', 300), reserve('a', 300)], [700], []],
     ['refund gives it back', [reserve('a', 300), { kind: 'refund', jobId: 'a' }], [1_000], []],

@@ -8,7 +8,17 @@ import type { Account, AccountStatus } from '../k8s/types.ts';
  * one does nothing.
  */
 export type LedgerOp =
-  | { kind: 'reserve'; jobId: string; cost: number; maxConcurrent: number }
+  | {
+      kind: 'reserve';
+      jobId: string;
+      cost: number;
+      maxConcurrent: number;
+      /**
+       * Jobs the caller knows to be finished: their reservations await a (batched)
+       * settlement and do not count toward the plan's concurrency.
+       */
+      finished?: (jobId: string) => boolean;
+    }
   /** Job failed, was cancelled, or never got created: give the reservation back. */
   | { kind: 'refund'; jobId: string }
   /** Job completed: the reservation becomes spent. */
@@ -68,7 +78,9 @@ export function apply(status: ReturnType<typeof normalized>, op: LedgerOp, now: 
   switch (op.kind) {
     case 'reserve': {
       if (held !== undefined) return { ok: true, amount: held, duplicate: true };
-      const active = Object.keys(status.reservations).length;
+      const finished = op.finished;
+      const holders = Object.keys(status.reservations);
+      const active = finished ? holders.filter((id) => !finished(id)).length : holders.length;
       if (active >= op.maxConcurrent) {
         return { ok: false, reason: 'CONCURRENT_JOBS_EXCEEDED', balance: status.balanceMicroCents, active };
       }

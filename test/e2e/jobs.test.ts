@@ -276,3 +276,28 @@ describe('a job and its reservation, written at once by the api', () => {
     await eventually(async () => (await spent()) === spentBefore + cost, 10_000, 'the job charged');
   });
 });
+
+describe('plan concurrency', () => {
+  it('a finished job frees its plan slot at once, though its settlement is written a moment later', async () => {
+    const free = await s.account({ name: 'freeplan', plan: 'free' });
+    const submitFree = () =>
+      s.call('/v1/jobs/submit', {
+        method: 'POST',
+        key: free,
+        json: { model: IMAGE, input: { prompt: 'slot' } },
+      });
+    const first = await Promise.all([submitFree(), submitFree()]);
+    expect(first.map((r) => r.status)).toEqual([200, 200]);
+    expect((await submitFree()).status).toBe(429);
+    const ids = await Promise.all(first.map(async (r) => (await r.json()).jobId as string));
+    for (const id of ids)
+      await eventually(
+        async () => (await (await s.call(`/v1/jobs/${id}`, { key: free })).json()).status === 'completed',
+        60_000,
+        `job ${id} completed`,
+      );
+    // Right away: the two reservations may still be held, their jobs are finished.
+    const next = await Promise.all([submitFree(), submitFree()]);
+    expect(next.map((r) => r.status)).toEqual([200, 200]);
+  });
+});

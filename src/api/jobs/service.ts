@@ -7,7 +7,7 @@ import { phaseOf } from '../../jobs/record.ts';
 import { isAlreadyExists, isConflict } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
-import type { GenerationJob } from '../../k8s/types.ts';
+import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import type { Principal } from '../request.ts';
@@ -115,7 +115,14 @@ export class JobService {
         },
       }),
     );
-    const reserved = await this.o.ledger.run(accountName, { kind: 'reserve', jobId, cost, maxConcurrent });
+    const reserved = await this.o.ledger.run(accountName, {
+      kind: 'reserve',
+      jobId,
+      cost,
+      maxConcurrent,
+      // A finished job frees its slot at once, though its settlement is written a moment later.
+      finished: (id) => isTerminal(this.o.jobCache.get(id)?.status?.phase),
+    });
     const created = await creating;
     if (!reserved.ok) {
       // Were this delete lost, the controller removes the job after the reservation grace.
