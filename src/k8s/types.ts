@@ -165,8 +165,6 @@ export interface AccountStatus {
   spentMicroCents?: number;
   /** jobId → micro-cents reserved for it until the job settles. */
   reservations?: Record<string, number>;
-  /** jobId → when the reservation was made. */
-  reservedAt?: Record<string, string>;
   activeJobs?: number;
   observedGeneration?: number;
   conditions?: Condition[];

@@ -14,7 +14,6 @@ export interface LedgerOptions {
   accounts: CustomResources<Account>;
   /** Freshest known copy of an Account (an informer cache); a miss falls back to a GET. */
   cached?: (name: string) => Account | undefined;
-  now?: () => Date;
   /** Called with the size of each batch written (metrics, benchmarks). */
   onBatch?: (size: number) => void;
   maxConflictRetries?: number;
@@ -121,8 +120,7 @@ export class Ledger {
       if (!current) current = await this.opts.accounts.get(name);
       if (!current) throw new AppError('UNAUTHORIZED_ACCESS', `account ${name} does not exist`);
       const status = normalized(current);
-      const now = this.opts.now?.() ?? new Date();
-      const results = ops.map((op) => apply(status, op, now));
+      const results = ops.map((op) => apply(status, op));
       if (sameLedger(current.status, status)) return results;
       try {
         const written = await this.opts.accounts.updateStatus({ ...current, status });

@@ -9,7 +9,6 @@ const account = (granted: number, status: Account['status'] = {}): Account => ({
   spec: { plan: 'pro', grantedMicroCents: granted },
   status,
 });
-const now = new Date('2026-01-01T00:00:00Z');
 const reserve = (
   jobId: string,
   cost: number,
@@ -77,7 +76,7 @@ describe('ledger operations', () => {
     ],
   ])('%s', (_name, ops, [balance], refusals) => {
     const s = normalized(account(1_000));
-    const results = ops.map((op) => apply(s, op, now));
+    const results = ops.map((op) => apply(s, op));
     expect(s.balanceMicroCents).toBe(balance);
     expect(results.flatMap((r) => (r.ok ? [] : [r.reason]))).toEqual(refusals);
     expect(imbalance(s)).toBe(0);
@@ -85,11 +84,11 @@ describe('ledger operations', () => {
 
   it('reports the amounts moved by settlement', () => {
     const s = normalized(account(1_000));
-    apply(s, reserve('a', 250), now);
-    expect(apply(s, { kind: 'refund', jobId: 'a' }, now)).toEqual({ ok: true, amount: 250 });
-    expect(apply(s, { kind: 'refund', jobId: 'a' }, now)).toEqual({ ok: true, amount: 0 });
-    apply(s, reserve('b', 100), now);
-    expect(apply(s, { kind: 'charge', jobId: 'b' }, now)).toEqual({ ok: true, amount: 100 });
+    apply(s, reserve('a', 250));
+    expect(apply(s, { kind: 'refund', jobId: 'a' })).toEqual({ ok: true, amount: 250 });
+    expect(apply(s, { kind: 'refund', jobId: 'a' })).toEqual({ ok: true, amount: 0 });
+    apply(s, reserve('b', 100));
+    expect(apply(s, { kind: 'charge', jobId: 'b' })).toEqual({ ok: true, amount: 100 });
     expect(s.spentMicroCents).toBe(100);
     expect(s.activeJobs).toBe(0);
   });

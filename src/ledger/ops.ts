@@ -41,12 +41,7 @@ export function normalized(
 ): Required<
   Pick<
     AccountStatus,
-    | 'balanceMicroCents'
-    | 'appliedGrantMicroCents'
-    | 'spentMicroCents'
-    | 'reservations'
-    | 'reservedAt'
-    | 'activeJobs'
+    'balanceMicroCents' | 'appliedGrantMicroCents' | 'spentMicroCents' | 'reservations' | 'activeJobs'
   >
 > &
   AccountStatus {
@@ -57,7 +52,6 @@ export function normalized(
     appliedGrantMicroCents: s.appliedGrantMicroCents ?? 0,
     spentMicroCents: s.spentMicroCents ?? 0,
     reservations: { ...(s.reservations ?? {}) },
-    reservedAt: { ...(s.reservedAt ?? {}) },
     activeJobs: 0,
   };
   // Grants only grow the balance; a lowered grant is not applied (it would take back
@@ -72,7 +66,7 @@ export function normalized(
 }
 
 /** Applies one operation to a normalized status in place and says what happened. */
-export function apply(status: ReturnType<typeof normalized>, op: LedgerOp, now: Date): LedgerResult {
+export function apply(status: ReturnType<typeof normalized>, op: LedgerOp): LedgerResult {
   if (op.kind === 'sync') return { ok: true, amount: 0 };
   const held = status.reservations[op.jobId];
   switch (op.kind) {
@@ -89,20 +83,17 @@ export function apply(status: ReturnType<typeof normalized>, op: LedgerOp, now: 
       }
       status.balanceMicroCents -= op.cost;
       status.reservations[op.jobId] = op.cost;
-      status.reservedAt[op.jobId] = now.toISOString();
       break;
     }
     case 'refund':
       if (held === undefined) return { ok: true, amount: 0 };
       status.balanceMicroCents += held;
       delete status.reservations[op.jobId];
-      delete status.reservedAt[op.jobId];
       break;
     case 'charge':
       if (held === undefined) return { ok: true, amount: 0 };
       status.spentMicroCents += held;
       delete status.reservations[op.jobId];
-      delete status.reservedAt[op.jobId];
       break;
   }
   status.activeJobs = Object.keys(status.reservations).length;
@@ -129,7 +120,6 @@ function ledgerFields(s: AccountStatus) {
     s.appliedGrantMicroCents ?? 0,
     s.spentMicroCents ?? 0,
     sorted(s.reservations),
-    sorted(s.reservedAt),
     s.activeJobs ?? 0,
   ];
 }

@@ -30,6 +30,12 @@ export interface AccountReconcilerDeps {
  */
 export class AccountReconciler {
   private readonly d: AccountReconcilerDeps;
+  /**
+   * When this process first saw each reservation without its job, by account. Kept in
+   * memory rather than in the Account (a timestamp per reservation made every ledger write
+   * larger): after a restart the grace starts again, which only delays a refund.
+   */
+  private readonly jobless = new Map<string, Map<string, number>>();
 
   constructor(deps: AccountReconcilerDeps) {
     this.d = deps;
@@ -37,19 +43,26 @@ export class AccountReconciler {
 
   async reconcile(name: string): Promise<HandlerResult | undefined> {
     const d = this.d;
-    if (!d.accountCache.get(name)) return undefined;
+    if (!d.accountCache.get(name)) {
+      this.jobless.delete(name);
+      return undefined;
+    }
     await d.ledger.run(name, { kind: 'sync' });
     const now = d.now?.() ?? Date.now();
     let requeueAfterMs: number | undefined;
     const account = d.accountCache.get(name)!;
+    const seen = this.jobless.get(name) ?? new Map<string, number>();
+    const stillJobless = new Map<string, number>();
     const orphans: string[] = [];
-    for (const [jobId, reservedAt] of Object.entries(account.status?.reservedAt ?? {})) {
+    for (const jobId of Object.keys(account.status?.reservations ?? {})) {
       const job = d.jobCache.get(jobId);
       if (job) {
         if (isTerminal(job.status?.phase)) d.enqueueJob(jobId);
         continue;
       }
-      const age = now - (Date.parse(reservedAt) || now);
+      const since = seen.get(jobId) ?? now;
+      stillJobless.set(jobId, since);
+      const age = now - since;
       if (age < d.reservationGraceMs) {
         requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, d.reservationGraceMs - age + 1);
         continue;
@@ -57,6 +70,8 @@ export class AccountReconciler {
       // The cache says no job; ask the apiserver before giving money back.
       if (!(await d.jobs.get(jobId))) orphans.push(jobId);
     }
+    if (stillJobless.size > 0) this.jobless.set(name, stillJobless);
+    else this.jobless.delete(name);
     // All at once: the ledger writes them together (and settlements linger to be batched).
     await Promise.all(orphans.map((jobId) => this.refundOrphan(account, jobId)));
     await this.updateReady(name, now);
