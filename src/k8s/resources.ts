@@ -162,3 +162,19 @@ export function resources(kube: Kube): Resources {
     apiKeys: new CustomResources(kube, 'ApiKey'),
   };
 }
+
+/**
+ * The later of two copies of one object: a cache's and the one a write of ours returned,
+ * which the cache shows only a moment later. resourceVersions are documented as opaque;
+ * etcd's are increasing integers, so the larger is the later state. Were that ever wrong,
+ * a stale pick costs one conflict.
+ */
+export function later<T extends { metadata: { resourceVersion?: string } }>(
+  a: T | undefined,
+  b: T | undefined,
+): T | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  const rv = (o: T) => Number(o.metadata.resourceVersion ?? 0);
+  return rv(a) >= rv(b) ? a : b;
+}

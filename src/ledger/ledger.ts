@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts';
 import { isConflict } from '../k8s/errors.ts';
-import type { CustomResources } from '../k8s/resources.ts';
+import { type CustomResources, later } from '../k8s/resources.ts';
 import type { Account } from '../k8s/types.ts';
 import { apply, type LedgerOp, type LedgerResult, normalized, sameLedger } from './ops.ts';
 
@@ -135,13 +135,6 @@ export class Ledger {
   }
 
   private freshest(name: string): Account | undefined {
-    const cached = this.opts.cached?.(name);
-    const mine = this.lastWritten.get(name);
-    if (!mine) return cached;
-    if (!cached) return mine;
-    // resourceVersions are documented as opaque; etcd's are increasing integers, so the
-    // larger one is the later state. Were that ever wrong, a stale pick costs one conflict.
-    const rv = (a: Account) => Number(a.metadata.resourceVersion ?? 0);
-    return rv(mine) >= rv(cached) ? mine : cached;
+    return later(this.lastWritten.get(name), this.opts.cached?.(name));
   }
 }

@@ -6,7 +6,7 @@ import { isAlreadyExists, isConflict } from '../../k8s/errors.ts';
 import type { EventRecorder } from '../../k8s/events.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import { createPod, deletePod, type Pod, timeOf } from '../../k8s/pods.ts';
-import type { CustomResources } from '../../k8s/resources.ts';
+import { type CustomResources, later } from '../../k8s/resources.ts';
 import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
@@ -45,6 +45,11 @@ export interface JobReconcilerDeps {
  */
 export class JobReconciler {
   private readonly d: JobReconcilerDeps;
+  /**
+   * The status writes of this process until the cache shows them: a Pod event that comes
+   * before the job's own event must not be decided on the older job (a sure conflict).
+   */
+  private readonly written = new Map<string, GenerationJob>();
 
   constructor(deps: JobReconcilerDeps) {
     this.d = deps;
@@ -52,7 +57,9 @@ export class JobReconciler {
 
   async reconcile(jobId: string): Promise<HandlerResult | undefined> {
     const d = this.d;
-    const job = d.jobCache.get(jobId);
+    const cached = d.jobCache.get(jobId);
+    const job = cached && later(cached, this.written.get(jobId));
+    if (job === cached) this.written.delete(jobId);
     if (!job) {
       // Owned Pods of a deleted job: nothing else (no garbage collector in every cluster) removes them.
       for (const pod of d.podCache.byIndex('job', jobId))
@@ -85,7 +92,7 @@ export class JobReconciler {
     if (create && runtime) await this.startPod(job, create.attempt, runtime, now);
     if (decision.status) {
       try {
-        await d.jobs.updateStatus({ ...job, status: decision.status });
+        this.written.set(jobId, await d.jobs.updateStatus({ ...job, status: decision.status }));
       } catch (err) {
         // Someone else (a cancel, the other replica before a hand-over) wrote first; the
         // informer brings the new state and the key comes back.
