@@ -6,7 +6,6 @@ import { blobConfigSchema } from '../blob/config.ts';
 import { createBlob } from '../blob/create.ts';
 import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
 import { blobSettings, type Config } from '../config.ts';
-import { labelValue } from '../jobs/labels.ts';
 import { phaseOf } from '../jobs/record.ts';
 import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';

@@ -73,7 +73,8 @@ describe('Informer', () => {
   it("caches objects without managedFields, and an update from the cache keeps the server's", async () => {
     const accounts = new CustomResources<Account>(kube, 'Account');
     await accounts.create({ metadata: { name: 'lean' }, spec: { plan: 'free', grantedMicroCents: 1 } });
-    const managed = (a: Account | undefined) => (a?.metadata as { managedFields?: unknown[] }).managedFields;
+    const managed = (a: Account | undefined) =>
+      (a?.metadata as { managedFields?: unknown[] } | undefined)?.managedFields;
     expect(managed(await accounts.get('lean'))?.length).toBeGreaterThan(0);
     const informer = new Informer<Account>(kube, {
       path: accounts.path,
