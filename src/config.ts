@@ -120,6 +120,11 @@ export const configSchema = z.object({
   POD_NAME: z.string().optional(),
   /** Webhook targets on private, loopback or link-local addresses (tests, private deployments). */
   GENJOBS_WEBHOOK_ALLOW_PRIVATE: bool.prefault(false),
+  /**
+   * Job input URLs (input images) on private, loopback or link-local addresses; the
+   * service's own file URLs are always allowed. Off: a job cannot read the cluster's inside.
+   */
+  GENJOBS_WORKER_ALLOW_PRIVATE_INPUTS: bool.prefault(false),
   /** Webhook deliveries in flight at once (each may wait up to 15 s for its receiver). */
   GENJOBS_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /**

@@ -163,6 +163,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       resources: config.GENJOBS_WORKER_RESOURCES,
       nodeSelector: config.GENJOBS_WORKER_NODE_SELECTOR,
       tolerations: config.GENJOBS_WORKER_TOLERATIONS,
+      allowPrivateInputs: config.GENJOBS_WORKER_ALLOW_PRIVATE_INPUTS,
     },
   });
   const accountReconciler = new AccountReconciler({

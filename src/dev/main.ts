@@ -39,6 +39,7 @@ export async function devMain(): Promise<void> {
     GENJOBS_BLOB_SECRET: (await readFile(secretFile, 'utf8')).trim(),
     GENJOBS_LEADER_ELECTION: 'false',
     GENJOBS_WEBHOOK_ALLOW_PRIVATE: 'true',
+    GENJOBS_WORKER_ALLOW_PRIVATE_INPUTS: 'true',
     ...process.env,
   });
 

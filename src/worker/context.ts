@@ -10,6 +10,8 @@ export interface RunContext {
   scratchDir: string;
   sink: OutputSink;
   fetch: typeof fetch;
+  /** The fetch for URLs a job's input names: guarded against cluster-internal addresses. */
+  fetchInput: typeof fetch;
   /** Milliseconds since the epoch. */
   now: () => number;
   /** Resolves after `ms`, or rejects when `signal` aborts. */

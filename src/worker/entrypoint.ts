@@ -1,17 +1,25 @@
 import { BlobSink } from './blob-sink.ts';
+import { guardedInputFetch } from './input-guard.ts';
 import { type WorkerEnv, workerMain } from './main.ts';
 
 /**
  * `genjobs worker` as the Pod runs it. Besides the variables of {@link workerMain}:
  * `GENJOBS_BLOB_URL` (the api's /files as the Pod reaches it), `GENJOBS_BLOB_GRANT` (a
- * write grant for the job's prefix) and `GENJOBS_BLOB_PUBLIC_URL` (the base clients
- * download from).
+ * write grant for the job's prefix), `GENJOBS_BLOB_PUBLIC_URL` (the base clients
+ * download from) and `GENJOBS_INPUT_ALLOW_PRIVATE` (`true`: input URLs may name private
+ * addresses too).
  */
 export function workerEntrypoint(env: WorkerEnv): Promise<number> {
   const uploadUrl = env.GENJOBS_BLOB_URL;
   const publicUrl = env.GENJOBS_BLOB_PUBLIC_URL ?? uploadUrl;
+  const files = uploadUrl && publicUrl ? inClusterFetch(publicUrl, uploadUrl) : fetch;
   return workerMain(env, {
-    fetch: uploadUrl && publicUrl ? inClusterFetch(publicUrl, uploadUrl) : fetch,
+    fetch: files,
+    fetchInput: guardedInputFetch(files, {
+      // The service's own files (an upload's fileUrl) live at a cluster-internal address.
+      trusted: [publicUrl, uploadUrl].flatMap((base) => (base ? [`${base.replace(/\/+$/, '')}/`] : [])),
+      policy: { allowPrivateTargets: env.GENJOBS_INPUT_ALLOW_PRIVATE === 'true' },
+    }),
     makeSink: (job) => {
       const grant = env.GENJOBS_BLOB_GRANT;
       if (!uploadUrl || !grant) throw new Error('GENJOBS_BLOB_URL and GENJOBS_BLOB_GRANT must be set');

@@ -22,6 +22,8 @@ export interface WorkerDeps {
   /** Makes the sink for this job's outputs (the blob store grant is the sink's business). */
   makeSink: (job: WorkerJob, env: WorkerEnv) => OutputSink | Promise<OutputSink>;
   fetch?: typeof fetch;
+  /** For URLs in the job's input; default `fetch`. */
+  fetchInput?: typeof fetch;
   now?: () => number;
   log?: Logger;
   /** Aborted when the worker must stop; without it, SIGTERM and SIGINT are listened to. */
@@ -99,6 +101,7 @@ async function runFromEnv(
       sink,
       token: env.GENJOBS_RUNTIME_TOKEN || undefined,
       fetch: deps.fetch,
+      fetchInput: deps.fetchInput,
       now: deps.now,
       signal,
       ffmpeg: env.GENJOBS_FFMPEG,

@@ -19,6 +19,8 @@ export interface RunJobOptions {
   /** Bearer token for an `http` runtime's server. */
   token?: string;
   fetch?: typeof fetch;
+  /** For URLs in the job's input; default `fetch`. */
+  fetchInput?: typeof fetch;
   now?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Aborted when the worker must stop (SIGTERM); the result is then `INTERRUPTED`. */
@@ -42,6 +44,7 @@ export async function runJob(options: RunJobOptions): Promise<WorkerResult> {
     scratchDir: options.scratchDir,
     sink: options.sink,
     fetch: options.fetch ?? fetch,
+    fetchInput: options.fetchInput ?? options.fetch ?? fetch,
     now,
     sleep: options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })),
     signal: AbortSignal.any(signals),

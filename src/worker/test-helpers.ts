@@ -38,6 +38,7 @@ export function testContext(
     scratchDir: run,
     sink,
     fetch,
+    fetchInput: fetch,
     now: Date.now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     signal: new AbortController().signal,

@@ -128,6 +128,14 @@ describe('end to end: submit, run in a Pod, download real media', () => {
     },
   );
 
+  it('an input image on a cluster-internal address is not fetched: the job fails, refunded', async () => {
+    for (const image of ['http://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:1/inside.png']) {
+      const job = await finished(await submit(EDIT, { prompt: 'x', image }));
+      expect(job).toMatchObject({ status: 'failed', error: { code: 'GENERATION_FAILED' } });
+      expect(job.error.message).toMatch(/is not fetched: .* (never allowed|is not public)/);
+    }
+  });
+
   it('a worker that fails reports the error, and the charge is refunded', async () => {
     const before = await settledBalance();
     const job = await finished(

@@ -20,6 +20,8 @@ export interface PodSettings {
   resources?: PodResources;
   nodeSelector?: Record<string, string>;
   tolerations?: NonNullable<Runtime['pod']>['tolerations'];
+  /** Input URLs may name private addresses (dev, private deployments). */
+  allowPrivateInputs?: boolean;
 }
 
 type PodResources = { requests?: Record<string, string | number>; limits?: Record<string, string | number> };
@@ -65,6 +67,7 @@ export function buildWorkerPod(
     { name: 'TMPDIR', value: SCRATCH },
     { name: 'HOME', value: SCRATCH },
   ];
+  if (settings.allowPrivateInputs) env.push({ name: 'GENJOBS_INPUT_ALLOW_PRIVATE', value: 'true' });
   if (runtime.type === 'http' && runtime.authSecretRef) {
     env.push({
       name: 'GENJOBS_RUNTIME_TOKEN',

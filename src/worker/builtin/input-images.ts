@@ -39,7 +39,7 @@ async function loadInputImage(ctx: RunContext, url: string, file: string): Promi
   const where = `input image ${displayUrl(url)}`;
   try {
     await downloadToFile(url, file, {
-      fetch: ctx.fetch,
+      fetch: ctx.fetchInput,
       signal: ctx.signal,
       timeoutMs: INPUT_IMAGE_TIMEOUT_MS,
       maxBytes: INPUT_IMAGE_MAX_BYTES,
