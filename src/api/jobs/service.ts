@@ -1,5 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { type Catalog, prepareInput, price, resolveForSubmit, resolveVersion } from '../../catalog/index.ts';
+import {
+  type Catalog,
+  prepareInput,
+  price,
+  resolveForSubmit,
+  resolveVersion,
+  type Variant,
+} from '../../catalog/index.ts';
 import { AppError } from '../../errors.ts';
 import { DurationEstimator } from '../../jobs/eta.ts';
 import { labelValue } from '../../jobs/labels.ts';
@@ -9,6 +16,7 @@ import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
+import type { LedgerResult } from '../../ledger/ops.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import type { Principal } from '../request.ts';
 import { type ListQuery, listPage } from './list.ts';
@@ -127,22 +135,7 @@ export class JobService {
     if (!reserved.ok) {
       // Were this delete lost, the controller removes the job after the reservation grace.
       if (created.ok) await this.o.jobs.delete(jobId, { uid: created.value.metadata.uid }).catch(() => {});
-      if (reserved.reason === 'INSUFFICIENT_BALANCE') {
-        throw new AppError(
-          'INSUFFICIENT_BALANCE',
-          `the job costs ${cost} micro-cents and the balance is ${reserved.balance}`,
-        );
-      }
-      throw new AppError(
-        'CONCURRENT_JOBS_EXCEEDED',
-        `plan ${account.spec.plan} allows ${maxConcurrent} concurrent jobs and ${reserved.active} are running`,
-        {
-          retryAfterSeconds: Math.max(
-            1,
-            Math.round(this.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds) / 4),
-          ),
-        },
-      );
+      throw this.refusal(reserved, cost, account.spec.plan, maxConcurrent, variant);
     }
 
     if (!created.ok) {
@@ -163,6 +156,28 @@ export class JobService {
     const job = created.value;
     this.o.onSubmitted?.(variant.slug, cost);
     return { ...this.submitResult(job, variant.runtime), duplicate: false };
+  }
+
+  /** The answer to a refused reservation: no credit left, or the plan's concurrency reached. */
+  private refusal(
+    refused: Extract<LedgerResult, { ok: false }>,
+    cost: number,
+    plan: string,
+    maxConcurrent: number,
+    variant: Variant,
+  ): AppError {
+    if (refused.reason === 'INSUFFICIENT_BALANCE') {
+      return new AppError(
+        'INSUFFICIENT_BALANCE',
+        `the job costs ${cost} micro-cents and the balance is ${refused.balance}`,
+      );
+    }
+    const runSeconds = this.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds);
+    return new AppError(
+      'CONCURRENT_JOBS_EXCEEDED',
+      `plan ${plan} allows ${maxConcurrent} concurrent jobs and ${refused.active} are running`,
+      { retryAfterSeconds: Math.max(1, Math.round(runSeconds / 4)) },
+    );
   }
 
   private replay(existing: GenerationJob, account: string, bodyHash: string) {
