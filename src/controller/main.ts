@@ -212,10 +212,9 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   });
   accounts.on((_type, account) => {
     accountQueue.queue.add(account.metadata.name ?? '');
-    // A new job waits for its reservation: when one shows, the job is worth another look.
+    // A new job seen before its reservation is worth another look once the reservation shows.
     for (const jobId of Object.keys(account.status?.reservations ?? {})) {
-      const job = jobs.get(jobId);
-      if (job && phaseOf(job) === 'pending' && !job.status?.attempts) jobQueue.queue.add(jobId);
+      if (jobReconciler.awaitingReservation.delete(jobId)) jobQueue.queue.add(jobId);
     }
   });
 

@@ -80,4 +80,19 @@ describe('Admission', () => {
       new Admission(c.informer, { hasPod: (j) => withPod.has(j.metadata.name ?? '') }).admits(second, 1),
     ).toBe(false);
   });
+
+  it('picks the oldest of a large backlog without sorting it: next and admits agree', () => {
+    const c = cache();
+    const admission = new Admission(c.informer);
+    const seconds = Array.from({ length: 50 }, (_, i) => (i * 37) % 50);
+    const jobs = seconds.map((sec) => c.put(`j${sec}`, sec));
+    expect(admission.next(MODEL, 3)).toEqual(['j0', 'j1', 'j2']);
+    expect(
+      jobs
+        .filter((j) => admission.admits(j, 3))
+        .map((j) => j.metadata.name)
+        .sort(),
+    ).toEqual(['j0', 'j1', 'j2']);
+    expect(admission.next(MODEL, 0)).toEqual([]);
+  });
 });

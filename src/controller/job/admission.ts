@@ -38,7 +38,10 @@ export class Admission {
     return (j.status?.attempts ?? 0) > 0 || this.hasPod(j);
   }
 
-  /** The jobs of a model, split into those holding a slot and those waiting, oldest first. */
+  /**
+   * The jobs of a model, split into those holding a slot and those waiting (in no order:
+   * a decision needs a count or the few oldest, never the whole backlog sorted).
+   */
   private snapshot(model: string) {
     const mine = this.started.get(model) ?? new Set<string>();
     for (const name of mine) {
@@ -53,7 +56,6 @@ export class Admission {
       if (this.holdsSlot(j)) active.add(j.metadata.name ?? '');
       else if (!active.has(j.metadata.name ?? '') && this.eligible(j)) waiting.push(j);
     }
-    waiting.sort(oldestFirst);
     return { active, waiting };
   }
 
@@ -62,12 +64,15 @@ export class Admission {
     return !this.holdsSlot(job) && (this.started.get(job.spec.model)?.has(job.metadata.name ?? '') ?? false);
   }
 
-  /** Whether the job may start now. */
+  /** Whether the job may start now: fewer waiting jobs are older than it than slots are free. */
   admits(job: GenerationJob, maxConcurrency: number): boolean {
     const { active, waiting } = this.snapshot(job.spec.model);
     const free = maxConcurrency - active.size;
-    const position = waiting.findIndex((w) => w.metadata.name === job.metadata.name);
-    return position >= 0 && position < free;
+    const name = job.metadata.name;
+    if (free <= 0 || !waiting.some((w) => w.metadata.name === name)) return false;
+    let older = 0;
+    for (const w of waiting) if (oldestFirst(w, job) < 0 && ++older >= free) return false;
+    return true;
   }
 
   markStarted(job: GenerationJob): void {
@@ -84,8 +89,21 @@ export class Admission {
   /** The waiting jobs that would get the free slots of a model: the ones worth reconciling. */
   next(model: string, maxConcurrency: number): string[] {
     const { active, waiting } = this.snapshot(model);
-    return waiting.slice(0, Math.max(0, maxConcurrency - active.size)).map((j) => j.metadata.name ?? '');
+    return oldest(waiting, maxConcurrency - active.size).map((j) => j.metadata.name ?? '');
   }
+}
+
+/** The `k` oldest jobs, oldest first, in one pass (k is a model's free slots: small). */
+function oldest(jobs: readonly GenerationJob[], k: number): GenerationJob[] {
+  const picked: GenerationJob[] = [];
+  if (k <= 0) return picked;
+  for (const j of jobs) {
+    if (picked.length === k && oldestFirst(j, picked[k - 1]!) >= 0) continue;
+    const at = picked.findIndex((p) => oldestFirst(j, p) < 0);
+    picked.splice(at < 0 ? picked.length : at, 0, j);
+    if (picked.length > k) picked.pop();
+  }
+  return picked;
 }
 
 function oldestFirst(a: GenerationJob, b: GenerationJob): number {

@@ -50,6 +50,8 @@ export class JobReconciler {
    * before the job's own event must not be decided on the older job (a sure conflict).
    */
   private readonly written = new Map<string, GenerationJob>();
+  /** New jobs seen before their reservation: the Account's next event brings them back. */
+  readonly awaitingReservation = new Set<string>();
 
   constructor(deps: JobReconcilerDeps) {
     this.d = deps;
@@ -61,6 +63,7 @@ export class JobReconciler {
     const job = cached && later(cached, this.written.get(jobId));
     if (job === cached) this.written.delete(jobId);
     if (!job) {
+      this.awaitingReservation.delete(jobId);
       // Owned Pods of a deleted job: nothing else (no garbage collector in every cluster) removes them.
       for (const pod of d.podCache.byIndex('job', jobId))
         await deletePod(d.kube, pod.metadata?.name ?? '', { gracePeriodSeconds: 0 });
@@ -77,6 +80,8 @@ export class JobReconciler {
     // then, and the Pod's event brings the job back (the requeue is a safety net).
     if (waiting && d.admission.starting(job)) return { requeueAfterMs: 1_000 };
     const reserved = d.accountCache.get(job.spec.account)?.status?.reservations?.[jobId] !== undefined;
+    if (waiting && !reserved) this.awaitingReservation.add(jobId);
+    else this.awaitingReservation.delete(jobId);
     const decision = decide({
       job,
       pod: pod ? podView(pod) : undefined,
