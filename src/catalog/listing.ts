@@ -9,6 +9,7 @@
 import { AppError } from '../errors.ts';
 import type { Catalog } from './catalog.ts';
 import { type CatalogFilter, repricer, visibleVariants } from './select.ts';
+import { providerFields } from './view-build.ts';
 import type { ApiModel, ApiProvider, ProviderScopedModel } from './view-types.ts';
 import type { CatalogAccount } from './visibility.ts';
 
@@ -46,12 +47,7 @@ export function listProviderModels(
   const reprice = repricer(account);
   return {
     provider: {
-      id: provider.id,
-      name: provider.name,
-      description: provider.description,
-      logoUrl: provider.logoUrl,
-      website: provider.website,
-      color: provider.color,
+      ...providerFields(provider),
       categories: [...new Set(all.map((v) => v.model.category.id))].sort(),
       isActive: all.some((v) => v.runtime.maxConcurrency > 0),
     },

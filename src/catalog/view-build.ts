@@ -1,5 +1,12 @@
 import type { Variant } from './catalog.ts';
-import type { PricingView, VariantViews } from './view-types.ts';
+import type { Provider } from './schema.ts';
+import type { PricingView, ProviderFields, VariantViews } from './view-types.ts';
+
+/** The fields of a provider every provider answer shows. */
+export function providerFields(provider: Provider): ProviderFields {
+  const { id, name, description, logoUrl, website, color } = provider;
+  return { id, name, description, logoUrl, website, color };
+}
 
 /**
  * Computes every response shape of a variant once, when the catalog is built, so listing

@@ -47,14 +47,18 @@ export interface CatalogModelDetail {
   siblings: Sibling[];
 }
 
-/** 2.8, an item of GET /v1/catalog/providers. */
-export interface CatalogProviderItem {
+/** A provider as every provider answer shows it. */
+export interface ProviderFields {
   id: string;
   name: string;
   description: string;
   logoUrl: string;
   website: string;
   color: string;
+}
+
+/** 2.8, an item of GET /v1/catalog/providers. */
+export interface CatalogProviderItem extends ProviderFields {
   modelCount: number;
 }
 
@@ -70,13 +74,7 @@ export interface ProviderModelItem {
 }
 
 /** 2.8, GET /v1/catalog/providers/{id}. */
-export interface CatalogProviderDetail {
-  id: string;
-  name: string;
-  description: string;
-  logoUrl: string;
-  website: string;
-  color: string;
+export interface CatalogProviderDetail extends ProviderFields {
   models: ProviderModelItem[];
 }
 
@@ -123,13 +121,7 @@ export interface ApiModel {
 }
 
 /** 2.12 */
-export interface ApiProvider {
-  id: string;
-  name: string;
-  description: string;
-  logoUrl: string;
-  website: string;
-  color: string;
+export interface ApiProvider extends ProviderFields {
   categories: string[];
   isActive: boolean;
 }

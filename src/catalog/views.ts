@@ -7,6 +7,7 @@
 import { AppError } from '../errors.ts';
 import { type Catalog, findVariant } from './catalog.ts';
 import { type CatalogFilter, countBy, discounter, repricer, visibleVariants } from './select.ts';
+import { providerFields } from './view-build.ts';
 import type {
   CapabilityGroupView,
   CatalogModelDetail,
@@ -76,15 +77,7 @@ export function listCatalogProviders(
   const counts = countBy(visibleVariants(catalog, account, filter), (v) => v.model.provider.id);
   return catalog.providers
     .filter((p) => counts.has(p.id))
-    .map((p) => ({
-      id: p.id,
-      name: p.name,
-      description: p.description,
-      logoUrl: p.logoUrl,
-      website: p.website,
-      color: p.color,
-      modelCount: counts.get(p.id) ?? 0,
-    }));
+    .map((p) => ({ ...providerFields(p), modelCount: counts.get(p.id) ?? 0 }));
 }
 
 /**
@@ -102,12 +95,7 @@ export function getCatalogProvider(
   if (!provider || variants.length === 0) throw new AppError('NOT_FOUND', `provider ${id} not found`);
   const reprice = repricer(account);
   return {
-    id: provider.id,
-    name: provider.name,
-    description: provider.description,
-    logoUrl: provider.logoUrl,
-    website: provider.website,
-    color: provider.color,
+    ...providerFields(provider),
     models: variants.map((v) => reprice(v.views.providerModel)),
   };
 }
