@@ -47,6 +47,29 @@ export function refusalReason(address: string, policy: TargetPolicy = {}): strin
   return `${range} address ${ip} is not public`;
 }
 
+/**
+ * Why a URL's host may not be connected to, when it is an IP literal (Node connects to
+ * those without calling `lookup`); undefined for a name or an allowed address.
+ */
+export function literalRefusal(hostname: string, policy: TargetPolicy = {}): string | undefined {
+  const host = bareHost(hostname);
+  return ipaddr.isValid(host) ? refusalReason(host, policy) : undefined;
+}
+
+/** Why a URL's host may not be connected to: an IP literal as it is, a name by every address it resolves to. */
+export async function hostRefusal(
+  hostname: string,
+  policy: TargetPolicy = {},
+  resolve: Resolver = systemResolver,
+): Promise<string | undefined> {
+  const host = bareHost(hostname);
+  if (ipaddr.isValid(host)) return refusalReason(host, policy);
+  return (await resolve(host)).map((a) => refusalReason(a.address, policy)).find((r) => r !== undefined);
+}
+
+/** A URL's hostname without the brackets of an IPv6 literal. */
+const bareHost = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1');
+
 /** The error a refused target fails a connection with. */
 export class TargetRefusedError extends Error {
   readonly code = 'ERR_WEBHOOK_TARGET_REFUSED';

@@ -2,9 +2,9 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { Socket } from 'node:net';
 import { getCACertificates } from 'node:tls';
-import ipaddr from 'ipaddr.js';
 import {
   guardedLookup,
+  literalRefusal,
   type Resolver,
   refusalReason,
   type TargetPolicy,
@@ -55,9 +55,8 @@ export function targetRefusal(url: string, policy: TargetPolicy): string | undef
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (!parsed) return 'not a valid URL';
   if (parsed.protocol !== 'https:') return 'only https targets are allowed';
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  // Node connects to IP literals without calling `lookup`, so they are checked here.
-  return ipaddr.isValid(host) ? refusalReason(host, policy) : undefined;
+  // Names are checked by `lookup` at connect time.
+  return literalRefusal(parsed.hostname, policy);
 }
 
 /**

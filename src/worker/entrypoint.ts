@@ -1,5 +1,5 @@
 import { BlobSink } from './blob-sink.ts';
-import { guardedInputFetch } from './input-guard.ts';
+import { guardedInputFetch, requestUrl } from './input-guard.ts';
 import { type WorkerEnv, workerMain } from './main.ts';
 
 /**
@@ -41,7 +41,7 @@ export function inClusterFetch(
   const from = `${publicBase.replace(/\/+$/, '')}/`;
   const to = `${internalBase.replace(/\/+$/, '')}/`;
   return (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const url = requestUrl(input);
     return inner(url.startsWith(from) ? to + url.slice(from.length) : input, init);
   };
 }

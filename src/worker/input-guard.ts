@@ -1,5 +1,4 @@
-import ipaddr from 'ipaddr.js';
-import { type Resolver, refusalReason, systemResolver, type TargetPolicy } from '../webhooks/address.ts';
+import { hostRefusal, type Resolver, systemResolver, type TargetPolicy } from '../webhooks/address.ts';
 import { DownloadError } from './download.ts';
 import { describeError } from './errors.ts';
 
@@ -30,24 +29,19 @@ export function guardedInputFetch(inner: typeof fetch, options: InputGuardOption
 
   async function check(url: URL): Promise<void> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return;
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    let addresses: string[];
-    if (ipaddr.isValid(host)) addresses = [host];
-    else {
-      try {
-        addresses = (await resolve(host)).map((a) => a.address);
-      } catch (error) {
-        throw new DownloadError(`could not be fetched: ${host} does not resolve (${describeError(error)})`);
-      }
+    let reason: string | undefined;
+    try {
+      reason = await hostRefusal(url.hostname, options.policy, resolve);
+    } catch (error) {
+      throw new DownloadError(
+        `could not be fetched: ${url.hostname} does not resolve (${describeError(error)})`,
+      );
     }
-    for (const address of addresses) {
-      const reason = refusalReason(address, options.policy);
-      if (reason) throw new DownloadError(`is not fetched: ${reason} (inputs must be public URLs)`);
-    }
+    if (reason) throw new DownloadError(`is not fetched: ${reason} (inputs must be public URLs)`);
   }
 
   return async (input, init) => {
-    let url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    let url = new URL(requestUrl(input));
     if (trusted(url)) return inner(input, init);
     for (let hop = 0; ; hop++) {
       await check(url);
@@ -60,4 +54,9 @@ export function guardedInputFetch(inner: typeof fetch, options: InputGuardOption
       if (trusted(url)) return inner(url, init);
     }
   };
+}
+
+/** The URL a fetch call names, whichever form it came in. */
+export function requestUrl(input: Parameters<typeof fetch>[0]): string {
+  return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
 }
