@@ -16,6 +16,7 @@ import { resources } from '../k8s/resources.ts';
 import { type Account, type GenerationJob, JOB_PHASES, type Upload } from '../k8s/types.ts';
 import { type Clock, systemClock } from '../k8s/workqueue.ts';
 import { Ledger } from '../ledger/ledger.ts';
+import { holdsReservation } from '../ledger/ops.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { AccountReconciler } from './account/reconciler.ts';
@@ -86,10 +87,8 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     onBatch: (n) => metrics.ledgerBatch.observe(n),
     settleLingerMs: config.GENJOBS_SETTLE_LINGER,
   });
-  const reserved = (job: GenerationJob) =>
-    accounts.get(job.spec.account)?.status?.reservations?.[job.metadata.name ?? ''] !== undefined;
   const admission = new Admission(jobs, {
-    eligible: reserved,
+    eligible: (job) => holdsReservation(accounts.get(job.spec.account), job.metadata.name ?? ''),
     hasPod: (job) => pods.countByIndex('job', job.metadata.name ?? '') > 0,
   });
   const publicFiles = blobSettings(config).publicBaseUrl ?? `${config.GENJOBS_PUBLIC_URL}/files`;

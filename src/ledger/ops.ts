@@ -100,6 +100,11 @@ export function apply(status: ReturnType<typeof normalized>, op: LedgerOp): Ledg
   return { ok: true, amount: op.kind === 'reserve' ? op.cost : (held ?? 0) };
 }
 
+/** Whether the job holds a reservation in the account (unsettled: waiting, running or awaiting settlement). */
+export function holdsReservation(account: Account | undefined, jobId: string): boolean {
+  return account?.status?.reservations?.[jobId] !== undefined;
+}
+
 /** balance + Σ reservations + spent − appliedGrant: zero for a consistent ledger. */
 export function imbalance(status: AccountStatus | undefined): number {
   const s = status ?? {};

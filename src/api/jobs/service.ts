@@ -105,7 +105,8 @@ export class JobService {
     // two in a row. The controller starts a job only once its reservation shows in the
     // Account; a job whose reservation is refused is deleted before the refusal is answered
     // (and one left behind by a crash is removed after the reservation grace).
-    const creating = settle(
+    // allSettled: the outcome is awaited after the reservation, and never goes unhandled.
+    const creating = Promise.allSettled([
       this.o.jobs.create({
         metadata: {
           name: jobId,
@@ -122,7 +123,7 @@ export class JobService {
           requestId: cmd.requestId,
         },
       }),
-    );
+    ]);
     const reserved = await this.o.ledger.run(accountName, {
       kind: 'reserve',
       jobId,
@@ -131,15 +132,16 @@ export class JobService {
       // A finished job frees its slot at once, though its settlement is written a moment later.
       finished: (id) => isTerminal(this.o.jobCache.get(id)?.status?.phase),
     });
-    const created = await creating;
+    const [created] = await creating;
     if (!reserved.ok) {
       // Were this delete lost, the controller removes the job after the reservation grace.
-      if (created.ok) await this.o.jobs.delete(jobId, { uid: created.value.metadata.uid }).catch(() => {});
+      if (created.status === 'fulfilled')
+        await this.o.jobs.delete(jobId, { uid: created.value.metadata.uid }).catch(() => {});
       throw this.refusal(reserved, cost, account.spec.plan, maxConcurrent, variant);
     }
 
-    if (!created.ok) {
-      if (isAlreadyExists(created.error) && cmd.idempotencyKey !== undefined) {
+    if (created.status === 'rejected') {
+      if (isAlreadyExists(created.reason) && cmd.idempotencyKey !== undefined) {
         // The same key raced us and won: its job holds the (shared) reservation.
         const existing = await this.o.jobs.get(jobId);
         const replay = existing && this.replay(existing, accountName, bodyHash);
@@ -150,7 +152,7 @@ export class JobService {
       throw new AppError(
         'PUBSUB_PUBLISH_FAILED',
         'the job could not be queued; nothing was charged, please retry',
-        { cause: created.error, retryAfterSeconds: 1 },
+        { cause: created.reason, retryAfterSeconds: 1 },
       );
     }
     const job = created.value;
@@ -282,11 +284,3 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const uuidFrom = (hex: string) =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 const validName = (s: string) => /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(s);
-
-/** A promise's outcome as a value, so it can be awaited after other work without going unhandled. */
-function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  return p.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-}

@@ -10,6 +10,7 @@ import { type CustomResources, later } from '../../k8s/resources.ts';
 import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
+import { holdsReservation } from '../../ledger/ops.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
 import type { Admission } from './admission.ts';
@@ -79,7 +80,7 @@ export class JobReconciler {
     // Its first Pod was just created and is not in the cache yet: no status names it until
     // then, and the Pod's event brings the job back (the requeue is a safety net).
     if (waiting && d.admission.starting(job)) return { requeueAfterMs: 1_000 };
-    const reserved = d.accountCache.get(job.spec.account)?.status?.reservations?.[jobId] !== undefined;
+    const reserved = holdsReservation(d.accountCache.get(job.spec.account), jobId);
     if (waiting && !reserved) this.awaitingReservation.add(jobId);
     else this.awaitingReservation.delete(jobId);
     const decision = decide({
