@@ -1,4 +1,5 @@
-import type { GenerationJob, JobPhase } from '../k8s/types.ts';
+import type { GenerationJob, JobError, JobPhase } from '../k8s/types.ts';
+import { isJobFailureCode, isRetryableFailure } from './failure.ts';
 
 /** The job record of spec 2.2, as GET /v1/jobs/{id} answers it and webhooks carry it. */
 export interface JobRecord {
@@ -7,7 +8,8 @@ export interface JobRecord {
   progress: number;
   output: string | null;
   outputs: Array<{ url: string; type: string; thumbnail?: string; posterImage?: string }> | null;
-  error: { code: string; message: string } | null;
+  /** `retryable`: whether submitting the same job again may succeed (src/jobs/failure.ts). */
+  error: { code: string; message: string; retryable: boolean } | null;
   createdAt: string;
   completedAt: string | null;
   /** Not in the spec's table; every client wants to know what a job was. */
@@ -36,11 +38,21 @@ export function jobRecord(job: GenerationJob): JobRecord {
     progress: progressOf(phase),
     output: completed ? (outputs?.[0]?.url ?? null) : null,
     outputs,
-    error: phase === 'failed' && s.error ? { code: s.error.code, message: s.error.message } : null,
+    error: phase === 'failed' && s.error ? publicError(s.error) : null,
     createdAt: job.metadata.creationTimestamp ?? new Date(0).toISOString(),
     completedAt:
       phase === 'completed' || phase === 'failed' || phase === 'cancelled' ? (s.completedAt ?? null) : null,
     model: job.spec.model,
     costMicroCents: job.spec.costMicroCents,
+  };
+}
+
+/** A failed job's error as clients see it: with the retry hint of its code. */
+function publicError(e: JobError): { code: string; message: string; retryable: boolean } {
+  // A code outside the set (written by an older controller) gives no promise a retry helps.
+  return {
+    code: e.code,
+    message: e.message,
+    retryable: isJobFailureCode(e.code) && isRetryableFailure(e.code),
   };
 }
