@@ -7,6 +7,7 @@ import {
   resolveVersion,
   type Variant,
 } from '../../catalog/index.ts';
+import { preparePartialInput } from '../../catalog/partial-input.ts';
 import { AppError } from '../../errors.ts';
 import { DurationEstimator } from '../../jobs/eta.ts';
 import { labelValue } from '../../jobs/labels.ts';
@@ -66,17 +67,23 @@ export class JobService {
     return this.o.now?.() ?? Date.now();
   }
 
+  /**
+   * What submit would charge for this input. The input is checked exactly as submit checks
+   * it (a value submit refuses is the same 422 here), except that required fields may be
+   * missing: a client prices a job before it has a prompt, and missing fields are priced at
+   * their defaults, as submit fills them in.
+   */
   estimate(
     principal: Principal,
     model: string,
     version: string | undefined,
     input: Record<string, unknown> | undefined,
   ) {
-    const variant = resolveForSubmit(this.o.catalog(), model, principal.account);
+    const catalog = this.o.catalog();
+    const variant = resolveForSubmit(catalog, model, principal.account);
     resolveVersion(variant.model, version);
-    // An estimate may carry partial input (no prompt yet): price() fills defaults and
-    // refuses only values it cannot price.
-    return price(variant, input ?? {}, principal.account.spec.discount);
+    const prepared = preparePartialInput(catalog, variant, input ?? {});
+    return price(variant, prepared, principal.account.spec.discount);
   }
 
   async submit(principal: Principal, cmd: SubmitCommand) {
