@@ -38,7 +38,7 @@ describe('listApiModels (2.11)', () => {
       category: 'image',
       currentVersion: 'v1.10',
       versionCount: 4,
-      currentVersionPricing: { baseCredits: 134000, unit: 'per_generation' },
+      currentVersionPricing: { baseCredits: 134000, defaultCostMicroCents: 134000, unit: 'per_generation' },
     });
     expect(Object.keys(models[0] ?? {})).toEqual([
       'id',
@@ -92,7 +92,10 @@ describe('listProviderModels (2.12 and 4.14)', () => {
     const result = listProviderModels(catalog, 'acme', discounted, { category: 'video' });
     expect(result.provider.categories).toEqual(['image', 'video']);
     expect(result.models.map((m) => [m.id, m.currentVersionPricing])).toEqual([
-      ['acme/clip/text-to-image', { baseCredits: 100500, unit: 'per_generation' }],
+      [
+        'acme/clip/text-to-image',
+        { baseCredits: 100500, defaultCostMicroCents: 100500, unit: 'per_generation' },
+      ],
     ]);
   });
 

@@ -20,7 +20,7 @@ export function listApiModels(
   filter: CatalogFilter = {},
 ): { models: ApiModel[] } {
   const reprice = repricer(account);
-  return { models: visibleVariants(catalog, account, filter).map((v) => reprice(v.views.apiModel)) };
+  return { models: visibleVariants(catalog, account, filter).map((v) => reprice(v.views.apiModel, v)) };
 }
 
 /**
@@ -51,6 +51,6 @@ export function listProviderModels(
       categories: [...new Set(all.map((v) => v.model.category.id))].sort(),
       isActive: all.some((v) => v.runtime.maxConcurrency > 0),
     },
-    models: listed.map((v) => reprice(v.views.providerScopedModel)),
+    models: listed.map((v) => reprice(v.views.providerScopedModel, v)),
   };
 }

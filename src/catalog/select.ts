@@ -4,6 +4,7 @@
  */
 import type { Catalog, Variant } from './catalog.ts';
 import { applyDiscount, hasDiscount } from './pricing.ts';
+import { defaultCost } from './view-build.ts';
 import type { PricingView } from './view-types.ts';
 import { type CatalogAccount, canSee } from './visibility.ts';
 
@@ -30,18 +31,36 @@ export function visibleVariants(
 }
 
 /**
- * Re-prices precomputed views for the account's discount (the same object when there is
- * none).
+ * Re-prices a variant's precomputed views for the account's discount (the same object when
+ * there is none).
  */
-export function repricer(account: CatalogAccount | undefined): <T extends object>(view: T) => T {
+export function repricer(
+  account: CatalogAccount | undefined,
+): <T extends object>(view: T, variant: Variant) => T {
   const discount = account?.spec.discount;
   if (!hasDiscount(discount)) return (view) => view;
   const baseCredits = discounter(account);
-  return (view) => {
+  const defaultCost = defaultCoster(account);
+  return (view, variant) => {
     const key = 'pricing' in view ? 'pricing' : 'currentVersionPricing';
     const pricing = (view as Record<string, unknown>)[key] as PricingView;
-    return { ...view, [key]: { baseCredits: baseCredits(pricing.baseCredits), unit: pricing.unit } };
+    const repriced: PricingView = {
+      baseCredits: baseCredits(pricing.baseCredits),
+      defaultCostMicroCents: defaultCost(variant),
+      unit: pricing.unit,
+    };
+    return { ...view, [key]: repriced };
   };
+}
+
+/**
+ * The account's price of each variant's default job. The discount is applied to the exact
+ * amount by the pricing function, as submit does, not to the rounded undiscounted price.
+ */
+export function defaultCoster(account: CatalogAccount | undefined): (variant: Variant) => number | null {
+  const discount = account?.spec.discount;
+  if (!hasDiscount(discount)) return (variant) => variant.views.item.pricing.defaultCostMicroCents;
+  return (variant) => defaultCost(variant, discount);
 }
 
 /** The account's price for a base price; variants share few, so each is discounted once per call. */

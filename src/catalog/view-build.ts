@@ -1,4 +1,6 @@
+import { AppError } from '../errors.ts';
 import type { Variant } from './catalog.ts';
+import { type PricedVariant, price } from './pricing.ts';
 import type { Provider } from './schema.ts';
 import type { PricingView, ProviderFields, VariantViews } from './view-types.ts';
 
@@ -16,7 +18,11 @@ export function providerFields(provider: Provider): ProviderFields {
 export function buildVariantViews(variant: Omit<Variant, 'views'>): VariantViews {
   const { model } = variant;
   const { spec, provider } = model;
-  const pricing: PricingView = { baseCredits: variant.pricing.baseCredits, unit: variant.pricing.unit };
+  const pricing: PricingView = {
+    baseCredits: variant.pricing.baseCredits,
+    defaultCostMicroCents: defaultCost(variant),
+    unit: variant.pricing.unit,
+  };
   const providerRef = { id: provider.id, name: provider.name, logoUrl: provider.logoUrl };
   const scoped = {
     id: variant.slug,
@@ -40,6 +46,7 @@ export function buildVariantViews(variant: Omit<Variant, 'views'>): VariantViews
     item,
     itemJson: {
       head: `${JSON.stringify({ slug: item.slug, provider: item.provider, category: item.category, capability: item.capability }).slice(0, -1)},"pricing":{"baseCredits":`,
+      mid: ',"defaultCostMicroCents":',
       tail: `,"unit":${JSON.stringify(pricing.unit)}},"tags":${JSON.stringify(item.tags)},"ratings":${JSON.stringify(item.ratings)}}`,
     },
     detail: {
@@ -75,6 +82,20 @@ export function buildVariantViews(variant: Omit<Variant, 'views'>): VariantViews
     },
     providerScopedModel: scoped,
   });
+}
+
+/**
+ * The price of a job that sends no optional field, through the one pricing function (so it
+ * is what submit charges for that input). A discount is applied on top per caller.
+ */
+export function defaultCost(variant: PricedVariant, discount?: Parameters<typeof price>[2]): number | null {
+  try {
+    return price(variant, {}, discount).estimatedCostMicroCents;
+  } catch (err) {
+    // A per-second model whose duration has no default: there is no default job to price.
+    if (err instanceof AppError && err.code === 'INVALID_INPUT') return null;
+    throw err;
+  }
 }
 
 function deepFreeze<T>(value: T): T {

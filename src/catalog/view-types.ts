@@ -6,9 +6,15 @@
  */
 import type { InputSchema, PricingUnit, Ratings } from './schema.ts';
 
-/** `{baseCredits, unit}`: the variant's base price, after the caller's discount if any. */
+/**
+ * `{baseCredits, unit}` of the spec: the variant's base price (per second for `per_second`),
+ * after the caller's discount if any; and `defaultCostMicroCents`, what a job with the input
+ * schema's defaults costs (so a client can show a true price for a per-second model), or
+ * null when the defaults alone do not make a priceable job.
+ */
 export interface PricingView {
   baseCredits: number;
+  defaultCostMicroCents: number | null;
   unit: PricingUnit;
 }
 
@@ -129,8 +135,8 @@ export interface ApiProvider extends ProviderFields {
 /** Shapes computed once per variant when the catalog is built, shared (frozen) by every request. */
 export interface VariantViews {
   readonly item: Readonly<CatalogModelItem>;
-  /** `item` as JSON split around pricing.baseCredits: `head + baseCredits + tail`. */
-  readonly itemJson: { readonly head: string; readonly tail: string };
+  /** `item` as JSON split around the two prices: `head + baseCredits + mid + defaultCostMicroCents + tail`. */
+  readonly itemJson: { readonly head: string; readonly mid: string; readonly tail: string };
   readonly detail: Readonly<Omit<CatalogModelDetail, 'siblings'>>;
   /** This variant as an entry of its siblings' `siblings`. */
   readonly sibling: Readonly<Sibling>;

@@ -62,7 +62,7 @@ describe('listCatalogModels (2.6)', () => {
       provider: { id: 'acme', name: 'acme name', logoUrl: 'https://acme.example/logo.svg' },
       category: 'image',
       capability: 'edit-image',
-      pricing: { baseCredits: 134000, unit: 'per_generation' },
+      pricing: { baseCredits: 134000, defaultCostMicroCents: 134000, unit: 'per_generation' },
       tags: ['fast'],
       ratings: { average: 4.5, count: 12 },
     });
@@ -108,12 +108,13 @@ describe('listCatalogModels (2.6)', () => {
     expect(listCatalogModels(catalog, undefined, filter).map((i) => i.slug)).toEqual(slugs);
   });
 
-  it('prices for the caller: baseCredits after the discount, nothing else changed', () => {
+  it('prices for the caller: baseCredits and the default job after the discount, nothing else changed', () => {
     const items = listCatalogModels(catalog, discounted);
     expect(items.map((i) => i.pricing)).toEqual([
-      { baseCredits: 120600, unit: 'per_generation' },
-      { baseCredits: 120600, unit: 'per_generation' },
-      { baseCredits: 180000, unit: 'per_second' },
+      { baseCredits: 120600, defaultCostMicroCents: 120600, unit: 'per_generation' },
+      { baseCredits: 120600, defaultCostMicroCents: 120600, unit: 'per_generation' },
+      // per_second: the default duration (8 s) times the rate, then the discount
+      { baseCredits: 180000, defaultCostMicroCents: 1_440_000, unit: 'per_second' },
     ]);
     expect(listCatalogModels(catalog)[0]?.pricing.baseCredits).toBe(134000);
   });
@@ -156,7 +157,7 @@ describe('getCatalogModel (2.7)', () => {
       description: 'pic description',
       category: 'image',
       capability: 'text-to-image',
-      pricing: { baseCredits: 134000, unit: 'per_generation' },
+      pricing: { baseCredits: 134000, defaultCostMicroCents: 134000, unit: 'per_generation' },
       siblings: [{ slug: 'acme/pic/edit-image', capability: 'edit-image' }],
     });
     expect(detail.inputSchema).toMatchObject({ type: 'object', required: ['prompt'] });
@@ -229,7 +230,7 @@ describe('providers (2.8)', () => {
       description: 'pic description',
       category: 'image',
       capability: 'edit-image',
-      pricing: { baseCredits: 120600, unit: 'per_generation' },
+      pricing: { baseCredits: 120600, defaultCostMicroCents: 120600, unit: 'per_generation' },
       tags: ['fast'],
     });
   });

@@ -6,7 +6,14 @@
  */
 import { AppError } from '../errors.ts';
 import { type Catalog, findVariant } from './catalog.ts';
-import { type CatalogFilter, countBy, discounter, repricer, visibleVariants } from './select.ts';
+import {
+  type CatalogFilter,
+  countBy,
+  defaultCoster,
+  discounter,
+  repricer,
+  visibleVariants,
+} from './select.ts';
 import { providerFields } from './view-build.ts';
 import type {
   CapabilityGroupView,
@@ -26,7 +33,7 @@ export function listCatalogModels(
 ): readonly CatalogModelItem[] {
   if (!account && !filter.category && !filter.capability && !filter.provider) return catalog.publicItems;
   const reprice = repricer(account);
-  return visibleVariants(catalog, account, filter).map((v) => reprice(v.views.item));
+  return visibleVariants(catalog, account, filter).map((v) => reprice(v.views.item, v));
 }
 
 /**
@@ -41,9 +48,10 @@ export function listCatalogModelsJson(
 ): string {
   if (!account && !filter.category && !filter.capability && !filter.provider) return catalog.publicItemsJson;
   const baseCredits = discounter(account);
+  const defaultCost = defaultCoster(account);
   const parts = visibleVariants(catalog, account, filter).map((v) => {
-    const { head, tail } = v.views.itemJson;
-    return head + baseCredits(v.views.item.pricing.baseCredits) + tail;
+    const { head, mid, tail } = v.views.itemJson;
+    return head + baseCredits(v.views.item.pricing.baseCredits) + mid + defaultCost(v) + tail;
   });
   return `[${parts.join(',')}]`;
 }
@@ -65,7 +73,7 @@ export function getCatalogModel(
   const siblings = variant.model.variants
     .filter((other) => other !== variant && canSee(other, account))
     .map((other) => other.views.sibling);
-  return { ...repricer(account)(variant.views.detail), siblings };
+  return { ...repricer(account)(variant.views.detail, variant), siblings };
 }
 
 /** GET /v1/catalog/providers: providers with at least one variant the caller sees (and the filter keeps). */
@@ -96,7 +104,7 @@ export function getCatalogProvider(
   const reprice = repricer(account);
   return {
     ...providerFields(provider),
-    models: variants.map((v) => reprice(v.views.providerModel)),
+    models: variants.map((v) => reprice(v.views.providerModel, v)),
   };
 }
 

@@ -5,7 +5,22 @@ import { z } from 'zod';
  * and the contract tests. The values themselves are built in src/catalog/views.ts; a test
  * checks every answer against these.
  */
-const Pricing = z.strictObject({ baseCredits: z.number().int().nonnegative(), unit: z.string() });
+const Pricing = z.strictObject({
+  baseCredits: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('micro-cents per generation, or per second of output when unit is per_second'),
+  defaultCostMicroCents: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullable()
+    .describe(
+      "what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price",
+    ),
+  unit: z.enum(['per_generation', 'per_second']),
+});
 const ProviderRef = z.strictObject({ id: z.string(), name: z.string(), logoUrl: z.string() });
 
 export const CatalogModelItem = z.strictObject({
