@@ -19,8 +19,8 @@ const clock = new TestClock();
 
 beforeAll(async () => {
   svc = await startTestApi('uploads');
-  // Any valid key may upload (spec 5: "scope not shown"); this one can only list models.
-  key = await svc.account({ name: 'acme' }, ['list_models']);
+  // Presign needs submit_job (it stores the caller's bytes); this key has nothing else.
+  key = await svc.account({ name: 'acme' }, ['submit_job']);
   other = await svc.account({ name: 'globex' });
   controller = await startTestController(svc, { clock });
 });
@@ -134,6 +134,8 @@ describe('presign, upload, read', () => {
       expiresAt: data.expiresAt,
     });
     expect(Math.abs(Date.parse(record.data.createdAt) - before)).toBeLessThan(5_000);
+    // Spec 2.5: deleted 60 minutes after creation, to the millisecond.
+    expect(Date.parse(record.data.expiresAt) - Date.parse(record.data.createdAt)).toBe(60 * MIN);
 
     // The controller looks at live uploads every 30 s and records the size.
     clock.advance(31_000);
@@ -186,6 +188,15 @@ describe('upload errors', () => {
     ['image/svg+xml', 'INVALID_CONTENT_TYPE', { filename: 'a.svg', contentType: 'image/svg+xml' }],
   ])('presign with %s is a 400 %s', async (_, code, body) => {
     await expectProblem(await presign(body), 400, code);
+  });
+
+  it('presign with a key lacking submit_job is a 403 INSUFFICIENT_SCOPE, wrapped', async () => {
+    const readOnly = await svc.account({ name: 'dashboard' }, ['list_models', 'check_status']);
+    await expectProblem(
+      await presign({ filename: 'a.png', contentType: 'image/png' }, readOnly),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
   });
 
   it('presign without a key is a 401 that is wrapped too', async () => {

@@ -10,19 +10,23 @@ addOperations([
   {
     method: 'post',
     path: '/v1/uploads/presign',
+    operationId: 'presignUpload',
     summary:
       'Presign an upload: PUT the file to uploadUrl within 15 minutes; it is deleted 60 minutes after creation',
     security: 'bearer',
+    scope: 'submit_job',
     body: PresignRequest,
     responses: { 200: wrapped(PresignResult) },
-    errors: [400, 401, 413, 415, 503],
+    links: { GetUpload: { operationId: 'getUpload', parameters: { id: '$response.body#/data/fileId' } } },
+    errors: [400, 401, 403, 413, 415, 503],
   },
   {
     method: 'get',
     path: '/v1/uploads/{id}',
+    operationId: 'getUpload',
     summary: 'Get an upload of the account',
     security: 'bearer',
     responses: { 200: wrapped(UploadRecord) },
-    errors: [401, 404],
+    errors: [400, 401, 404],
   },
 ]);

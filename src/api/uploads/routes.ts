@@ -10,10 +10,10 @@ import type { UploadService } from './service.ts';
  * Spec 4.5 and 4.6. Both answers are wrapped (`{success, data, requestId}`), errors too
  * (`success: false` in the problem body), so the flag is set before authentication runs.
  *
- * Scope: the spec shows none for uploads (section 5: "scope not shown"). Any valid key of
- * the account may presign and read its uploads: an upload costs nothing and is only useful
- * as the input of a job, which itself needs `submit_job`; requiring a particular scope would
- * only force clients to hold a broader key than they need.
+ * Scope: the spec shows none for uploads (section 5: "scope not shown"). Presign needs
+ * `submit_job`: it stores the caller's bytes, so a read-only key (a dashboard's
+ * `list_models`, `check_status`) must not be able to fill the store. Reading an upload's
+ * status takes any valid key of the account, as it changes nothing.
  */
 export function uploadRoutes(service: UploadService, auth: Authenticator): Router {
   const r = Router();
@@ -22,7 +22,7 @@ export function uploadRoutes(service: UploadService, auth: Authenticator): Route
     next();
   });
 
-  r.post('/v1/uploads/presign', auth.require(undefined), requireJson, async (req, res) => {
+  r.post('/v1/uploads/presign', auth.require('submit_job'), requireJson, async (req, res) => {
     const l = locals(res);
     l.route = '/v1/uploads/presign';
     const body = parseBody(PresignRequest, req.body);

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { UPLOAD_CONTENT_TYPES } from '../../k8s/types.ts';
 
 /**
- * Request and response shapes of the upload endpoints (spec 2.5, 4.5, 4.6). The content
- * type is only required to be a string here: whether it is one of the allowed eight is its
- * own error (INVALID_CONTENT_TYPE), checked after this schema.
+ * Request and response shapes of the upload endpoints (spec 2.5, 4.5, 4.6). The document
+ * declares the content type as the enum of the allowed eight, but it is parsed as a string:
+ * a value outside them is its own error (400 INVALID_CONTENT_TYPE, spec 7), checked after
+ * this schema, and media types are case-insensitive (RFC 9110), so `IMAGE/PNG` is taken.
  */
 export const PresignRequest = z.strictObject({
   filename: z
@@ -20,7 +21,9 @@ export const PresignRequest = z.strictObject({
     .string()
     .min(1, 'contentType must not be empty')
     .max(255)
-    .describe(`One of ${UPLOAD_CONTENT_TYPES.join(', ')}`),
+    .describe(`One of ${UPLOAD_CONTENT_TYPES.join(', ')} (case-insensitive)`)
+    // The JSON Schema of the document: the closed set a generated client offers.
+    .meta({ enum: [...UPLOAD_CONTENT_TYPES] }),
 });
 
 export const PresignResult = z.object({

@@ -98,13 +98,18 @@ export class UploadService {
   }
 
   record(upload: Upload): UploadRecord {
+    const expiresAt = Date.parse(upload.spec.expiresAt);
+    // The clock decides, not the controller's pass: past expiresAt the file is as good as gone.
+    const expired = upload.status?.phase === 'expired' || this.now() >= expiresAt;
     return {
       id: upload.metadata.name ?? '',
       filename: upload.spec.filename,
       contentType: upload.spec.contentType,
       fileUrl: this.o.store.publicUrl(upload.spec.objectKey),
-      status: upload.status?.phase ?? 'pending',
-      createdAt: upload.metadata.creationTimestamp ?? new Date(0).toISOString(),
+      status: expired ? 'expired' : 'pending',
+      // The presign instant, from which expiresAt was computed: the apiserver's
+      // creationTimestamp has whole seconds only and would miss the 60 minutes (spec 2.5).
+      createdAt: new Date(expiresAt - UPLOAD_RETENTION_MS).toISOString(),
       expiresAt: upload.spec.expiresAt,
     };
   }
