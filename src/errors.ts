@@ -4,35 +4,42 @@
  * into an RFC 9457 problem body. Controllers use {@link AppError.retryable} to decide
  * whether a failure is worth another attempt.
  */
-export type ErrorCode =
+export const ERROR_CODES = [
   // spec section 7
-  | 'MODEL_NOT_FOUND'
-  | 'INSUFFICIENT_BALANCE'
-  | 'INVALID_INPUT'
-  | 'CONCURRENT_JOBS_EXCEEDED'
-  | 'MODEL_ACCESS_DENIED'
-  | 'PUBSUB_PUBLISH_FAILED'
-  | 'JOB_NOT_FOUND'
-  | 'UNAUTHORIZED_ACCESS'
-  | 'JOB_CANNOT_BE_CANCELLED'
-  | 'VALIDATION_ERROR'
-  | 'INVALID_CONTENT_TYPE'
-  | 'NOT_FOUND'
+  'MODEL_NOT_FOUND',
+  'INSUFFICIENT_BALANCE',
+  'INVALID_INPUT',
+  'CONCURRENT_JOBS_EXCEEDED',
+  'MODEL_ACCESS_DENIED',
+  'PUBSUB_PUBLISH_FAILED',
+  'JOB_NOT_FOUND',
+  'UNAUTHORIZED_ACCESS',
+  'JOB_CANNOT_BE_CANCELLED',
+  'VALIDATION_ERROR',
+  'INVALID_CONTENT_TYPE',
+  'NOT_FOUND',
   // authentication (DESIGN.md, issue "Accounts")
-  | 'UNAUTHENTICATED'
-  | 'INVALID_API_KEY'
-  | 'INSUFFICIENT_SCOPE'
+  'UNAUTHENTICATED',
+  'INVALID_API_KEY',
+  'INSUFFICIENT_SCOPE',
   // HTTP plumbing
-  | 'MALFORMED_REQUEST'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'METHOD_NOT_ALLOWED'
-  | 'IDEMPOTENCY_KEY_REUSED'
-  | 'VERSION_NOT_FOUND'
-  | 'SIGNATURE_INVALID'
-  | 'RATE_LIMITED'
-  | 'INTERNAL'
-  | 'UNAVAILABLE';
+  'MALFORMED_REQUEST',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'PAYLOAD_TOO_LARGE',
+  'METHOD_NOT_ALLOWED',
+  'IDEMPOTENCY_KEY_REUSED',
+  'VERSION_NOT_FOUND',
+  'SIGNATURE_INVALID',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'UNAVAILABLE',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The codes answered with an HTTP status, in {@link ERROR_CODES} order (the OpenAPI document's enums). */
+export function codesWithStatus(status: number): ErrorCode[] {
+  return ERROR_CODES.filter((code) => httpStatus(code) === status);
+}
 
 export function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`);

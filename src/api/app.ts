@@ -2,7 +2,7 @@ import express, { type Router } from 'express';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
-import { openApiDocument } from './openapi.ts';
+import { allowedMethods, openApiDocument } from './openapi.ts';
 import { problemHandler } from './problem.ts';
 import { locals, requestContext } from './request.ts';
 
@@ -59,7 +59,28 @@ export function createApp(o: AppOptions): express.Express {
   for (const [path, router] of o.rawRouters ?? []) app.use(path, router);
   app.use(express.json({ limit: o.bodyLimit, strict: true, type: 'application/json' }));
   for (const router of o.routers) app.use(router);
+  app.use(methodNotAllowed);
   app.use((req, _res, next) => next(new AppError('NOT_FOUND', `no route for ${req.method} ${req.path}`)));
   app.use(problemHandler());
   return app;
+}
+
+/**
+ * A request no route took, on a path the document has with other methods: 405 with `Allow`
+ * (RFC 9110 15.5.6), so a client learns it used the wrong method, not a wrong address.
+ * OPTIONS on such a path answers 204 with the same `Allow`.
+ */
+function methodNotAllowed(req: express.Request, res: express.Response, next: express.NextFunction): void {
+  const allowed = allowedMethods(req.path);
+  if (!allowed) {
+    next();
+    return;
+  }
+  const allow = [...allowed, 'OPTIONS'].join(', ');
+  res.setHeader('Allow', allow);
+  if (req.method === 'OPTIONS') {
+    res.status(204).end();
+    return;
+  }
+  next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}; allowed: ${allow}`));
 }

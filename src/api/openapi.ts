@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { codesWithStatus } from '../errors.ts';
+import { describeFailure, isRetryableFailure, JOB_FAILURE_CODES } from '../jobs/failure.ts';
 import {
   ApiModelList,
   CapabilityGroup,
@@ -21,18 +23,23 @@ import {
   SubmitResult,
 } from './jobs/schemas.ts';
 
-/** RFC 9457 problem details with the service's extension members. */
-export const Problem = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  code: z.string(),
-  requestId: z.string(),
-  retryable: z.boolean(),
-  success: z.literal(false).optional().describe('present on the wrapped upload endpoints'),
-  errors: z.array(z.object({ pointer: z.string(), message: z.string() })).optional(),
-});
+/** RFC 9457 problem details with the service's extension members; `code` is one of `codes`. */
+export function problemSchema(codes: readonly [string, ...string[]] | undefined) {
+  return z.object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: codes ? z.enum(codes) : z.string(),
+    requestId: z.string(),
+    retryable: z.boolean(),
+    success: z.literal(false).optional().describe('present on the wrapped upload endpoints'),
+    errors: z.array(z.object({ pointer: z.string(), message: z.string() })).optional(),
+  });
+}
+
+/** Any problem body of the service. */
+export const Problem = problemSchema(undefined);
 
 export type Security = 'bearer' | 'apiKeyHeader' | 'optionalBearer' | 'none';
 
@@ -40,6 +47,8 @@ export type Security = 'bearer' | 'apiKeyHeader' | 'optionalBearer' | 'none';
 export interface Operation {
   method: 'get' | 'post' | 'put';
   path: string;
+  /** Stable name for generated clients (`submitJob` becomes `client.submitJob()`). */
+  operationId: string;
   summary: string;
   security: Security;
   scope?: string;
@@ -48,9 +57,17 @@ export interface Operation {
   responses: Record<number, z.ZodType>;
   /** Error statuses this operation can answer (all with the Problem body). */
   errors: number[];
+  /** Patterns of path parameters, so generated values are ones the route can match. */
+  pathPatterns?: Record<string, string>;
+  /** OpenAPI links of the 200 answer: operations a value of it feeds (stateful clients, fuzzers). */
+  links?: Record<string, { operationId: string; parameters: Record<string, string> }>;
 }
 
 const AUTH = [401, 403];
+
+/** `<provider>/<model>[/<capability>]` as the catalog spells its parts (src/catalog/schema.ts). */
+const PART = '[a-z0-9](?:[a-z0-9._-]{0,61}[a-z0-9])?';
+const SLUG_PATTERN = `^${PART}/${PART}(?:/[a-z0-9]+(?:-[a-z0-9]+)*)?$`;
 const jobId = '{jobId}';
 
 /** Every operation of the public API. Other modules (uploads) add theirs with {@link addOperations}. */
@@ -58,16 +75,22 @@ const operations: Operation[] = [
   {
     method: 'post',
     path: '/v1/jobs/submit',
+    operationId: 'submitJob',
     summary: 'Submit a generation job',
     security: 'bearer',
     scope: 'submit_job',
     body: SubmitRequest,
     responses: { 200: SubmitResult },
+    links: {
+      GetJob: { operationId: 'getJob', parameters: { jobId: '$response.body#/jobId' } },
+      CancelJob: { operationId: 'cancelJob', parameters: { jobId: '$response.body#/jobId' } },
+    },
     errors: [400, ...AUTH, 402, 404, 409, 413, 415, 422, 429, 503],
   },
   {
     method: 'post',
     path: '/v1/jobs/estimate',
+    operationId: 'estimateJob',
     summary: 'Estimate the cost of a job',
     security: 'bearer',
     scope: 'check_status',
@@ -78,6 +101,7 @@ const operations: Operation[] = [
   {
     method: 'get',
     path: '/v1/jobs',
+    operationId: 'listJobs',
     summary: "List the account's jobs, newest first",
     security: 'bearer',
     scope: 'check_status',
@@ -88,24 +112,27 @@ const operations: Operation[] = [
   {
     method: 'get',
     path: `/v1/jobs/${jobId}`,
+    operationId: 'getJob',
     summary: 'Get a job',
     security: 'bearer',
     scope: 'check_status',
     responses: { 200: JobRecord },
-    errors: [...AUTH, 404],
+    errors: [400, ...AUTH, 404],
   },
   {
     method: 'post',
     path: `/v1/jobs/${jobId}/cancel`,
+    operationId: 'cancelJob',
     summary: 'Cancel a pending job (refunded)',
     security: 'bearer',
     scope: 'submit_job',
     responses: { 200: CancelResult },
-    errors: [...AUTH, 404, 409],
+    errors: [400, ...AUTH, 404, 409],
   },
   {
     method: 'get',
     path: '/v1/catalog/models',
+    operationId: 'listCatalogModels',
     summary: 'List catalog models (personalized with a Bearer token)',
     security: 'optionalBearer',
     query: CatalogFilterQuery,
@@ -115,14 +142,17 @@ const operations: Operation[] = [
   {
     method: 'get',
     path: '/v1/catalog/models/{slug}',
+    operationId: 'getCatalogModel',
     summary: 'Get a catalog model: provider/model (default capability) or provider/model/capability',
     security: 'optionalBearer',
     responses: { 200: CatalogModelDetail },
-    errors: [401, 404],
+    errors: [400, 401, 404],
+    pathPatterns: { slug: SLUG_PATTERN },
   },
   {
     method: 'get',
     path: '/v1/catalog/providers',
+    operationId: 'listCatalogProviders',
     summary: 'List providers with at least one model',
     security: 'none',
     query: CatalogFilterQuery.omit({ provider: true }),
@@ -132,14 +162,16 @@ const operations: Operation[] = [
   {
     method: 'get',
     path: '/v1/catalog/providers/{id}',
+    operationId: 'getCatalogProvider',
     summary: 'Get a provider and its models',
     security: 'none',
     responses: { 200: CatalogProviderDetail },
-    errors: [404],
+    errors: [400, 404],
   },
   {
     method: 'get',
     path: '/v1/catalog/capability-groups',
+    operationId: 'listCapabilityGroups',
     summary: 'List capability groups',
     security: 'none',
     responses: { 200: z.array(CapabilityGroup) },
@@ -148,6 +180,7 @@ const operations: Operation[] = [
   {
     method: 'get',
     path: '/v1/catalog/categories',
+    operationId: 'listCategories',
     summary: 'List categories',
     security: 'none',
     responses: { 200: z.array(Category) },
@@ -156,6 +189,7 @@ const operations: Operation[] = [
   {
     method: 'get',
     path: '/v1/models',
+    operationId: 'listModels',
     summary: 'List the models the key may use (cached 5 minutes)',
     security: 'apiKeyHeader',
     scope: 'list_models',
@@ -166,6 +200,7 @@ const operations: Operation[] = [
   {
     method: 'get',
     path: '/v1/providers/{providerId}/models',
+    operationId: 'listProviderModels',
     summary: "List a provider's models the key may use",
     security: 'apiKeyHeader',
     scope: 'list_models',
@@ -183,35 +218,105 @@ export function listOperations(): readonly Operation[] {
   return operations;
 }
 
-const json = (schema: z.ZodType) =>
-  z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' });
+const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') =>
+  z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
+
+/** Statuses that come with Retry-After (rate and concurrency limits, outages). */
+const RETRY_AFTER = new Set([429, 503]);
+
+/** A path template as a regular expression: `{slug}` spans segments, other parameters one. */
+function templateRegex(path: string): RegExp {
+  const source = path
+    .split(/(\{\w+\})/)
+    .map((part) =>
+      part === '{slug}'
+        ? '(.+)'
+        : part.startsWith('{')
+          ? '([^/]+)'
+          : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'),
+    )
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+let templates: Array<{ regex: RegExp; methods: Set<string> }> | undefined;
+
+/**
+ * The methods the document has for a request path (upper case, HEAD with GET), or
+ * undefined when no path of the document matches: what a 405's `Allow` lists.
+ */
+export function allowedMethods(path: string): string[] | undefined {
+  if (!templates || templates.length !== new Set(operations.map((o) => o.path)).size) {
+    const byPath = new Map<string, Set<string>>();
+    for (const op of operations) {
+      const methods = byPath.get(op.path) ?? new Set<string>();
+      methods.add(op.method.toUpperCase());
+      if (op.method === 'get') methods.add('HEAD');
+      byPath.set(op.path, methods);
+    }
+    templates = [...byPath].map(([p, methods]) => ({ regex: templateRegex(p), methods }));
+  }
+  const methods = new Set<string>();
+  for (const t of templates) if (t.regex.test(path)) for (const m of t.methods) methods.add(m);
+  return methods.size > 0 ? [...methods].sort() : undefined;
+}
+
+/** Problem bodies per status, `code` an enum of the codes answered with that status. */
+function problemComponents(statuses: Iterable<number>): Record<string, unknown> {
+  const schemas: Record<string, unknown> = { Problem: json(Problem) };
+  for (const status of statuses) {
+    const codes = codesWithStatus(status);
+    schemas[`Problem${status}`] = json(
+      problemSchema(codes.length > 0 ? (codes as [string, ...string[]]) : undefined),
+    );
+  }
+  return schemas;
+}
+
+const failureCodes = JOB_FAILURE_CODES.map(
+  (c) => `${c} (${isRetryableFailure(c) ? 'retryable' : 'not retryable'}): ${describeFailure(c)}`,
+).join('; ');
 
 /** The OpenAPI 3.1 document of the service, built from the operation list. */
 export function openApiDocument(serverUrl?: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const statuses = new Set<number>();
   for (const op of operations) {
     const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: 'path',
       required: true,
-      schema: { type: 'string' },
+      schema: {
+        type: 'string',
+        ...(op.pathPatterns?.[m[1] ?? ''] ? { pattern: op.pathPatterns[m[1] ?? ''] } : {}),
+      },
     }));
     const query = op.query
       ? Object.entries(op.query.shape).map(([name, s]) => ({
           name,
           in: 'query',
           required: !(s as z.ZodType).safeParse(undefined).success,
-          schema: json(s as z.ZodType),
+          schema: json(s as z.ZodType, 'input'),
         }))
       : [];
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(op.responses)) {
-      responses[status] = { description: 'OK', content: { 'application/json': { schema: json(schema) } } };
+      responses[status] = {
+        description: 'OK',
+        content: { 'application/json': { schema: json(schema) } },
+        ...(status === '200' && op.links ? { links: op.links } : {}),
+      };
     }
     for (const status of op.errors) {
+      statuses.add(status);
       responses[String(status)] = {
         description: 'Problem',
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        ...(RETRY_AFTER.has(status)
+          ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } }
+          : {}),
+        content: {
+          'application/problem+json': { schema: { $ref: `#/components/schemas/Problem${status}` } },
+        },
       };
     }
     const security =
@@ -224,11 +329,17 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
             : [];
     paths[op.path] ??= {};
     paths[op.path]![op.method] = {
+      operationId: op.operationId,
       summary: op.summary,
       ...(op.scope ? { description: `Scope: ${op.scope}` } : {}),
       parameters: [...params, ...query],
       ...(op.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: json(op.body) } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: json(op.body, 'input') } },
+            },
+          }
         : {}),
       responses,
       security,
@@ -237,11 +348,28 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'genjobs', version: '0.1.0', description: 'Asynchronous image and video generation jobs' },
+    info: {
+      title: 'genjobs',
+      version: '0.1.0',
+      description: [
+        'Asynchronous image and video generation jobs.',
+        'Errors are application/problem+json; each status lists its codes as an enum.',
+        'A method a path does not have answers 405 METHOD_NOT_ALLOWED with an Allow header.',
+        'Optional request fields may be sent as null, which means absent.',
+        `A failed job's error.code is one of: ${failureCodes}.`,
+      ].join(' '),
+    },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     paths,
     components: {
-      schemas: { Problem: json(Problem) },
+      schemas: problemComponents([...statuses, 405].sort()),
+      responses: {
+        MethodNotAllowed: {
+          description: 'The path exists but not with this method; Allow lists the ones it has',
+          headers: { Allow: { schema: { type: 'string' } } },
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem405' } } },
+        },
+      },
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key: gjk_…' },
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },

@@ -76,11 +76,12 @@ export function catalogRoutes(
     res.type('application/json').send(body);
   });
 
-  // Slugs contain slashes: /v1/catalog/models/<provider>/<model>[/<capability>].
+  // Slugs contain slashes: /v1/catalog/models/<provider>/<model>[/<capability>]. Express has
+  // already percent-decoded the parameter (once); decoding it again turned %25 into a 500.
   r.get(/^\/v1\/catalog\/models\/(.+)$/, auth.optional(), (req, res) => {
     locals(res).route = '/v1/catalog/models/:slug';
     const slug = (req.params as Record<string, string>)[0] ?? '';
-    res.json(getCatalogModel(catalog(), decodeURIComponent(slug), locals(res).principal?.account));
+    res.json(getCatalogModel(catalog(), slug, locals(res).principal?.account));
   });
 
   r.get('/v1/catalog/providers', (req, res) => {

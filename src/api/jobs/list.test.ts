@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GenerationJob } from '../../k8s/types.ts';
 import { listPage } from './list.ts';
+import { JOB_CURSOR } from './schemas.ts';
 
 const job = (name: string, createdAt: string, phase?: 'completed'): GenerationJob => ({
   apiVersion: 'genjobs.io/v1alpha1',
@@ -31,5 +32,15 @@ describe('listPage', () => {
 
   it('refuses a cursor it did not issue', () => {
     expect(() => listPage([], { limit: 1, cursor: 'bm9wZQ' })).toThrow(/cursor/);
+  });
+
+  it('issues cursors of the shape the document declares, and takes any such cursor as a position', () => {
+    const jobs = ['a', 'b', 'c'].map((n, i) => job(n, `2026-01-01T00:00:0${i}Z`));
+    const cursor = listPage(jobs, { limit: 1 }).nextCursor ?? '';
+    expect(cursor).toMatch(JOB_CURSOR);
+    // A cursor no page issued (a job since deleted) still says where to continue.
+    const made = '2026-01-01T00:00:01Z_zz';
+    expect(made).toMatch(JOB_CURSOR);
+    expect(listPage(jobs, { limit: 5, cursor: made }).jobs.map((j) => j.jobId)).toEqual(['b', 'a']);
   });
 });

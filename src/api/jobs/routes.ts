@@ -15,13 +15,18 @@ export function jobRoutes(service: JobService, auth: Authenticator): Router {
 
   r.post('/v1/jobs/submit', auth.require('submit_job'), requireJson, async (req, res) => {
     locals(res).route = '/v1/jobs/submit';
-    const body = parseBody(SubmitRequest, req.body);
+    // Spec 7 names INVALID_INPUT for a submit that is not right; VALIDATION_ERROR is presign's.
+    const { model, version, input, webhookUrl } = parseBody(SubmitRequest, req.body, 'INVALID_INPUT');
     const idempotencyKey = req.get('idempotency-key');
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+      throw new AppError('MALFORMED_REQUEST', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
     }
     const { duplicate, ...result } = await service.submit(locals(res).principal!, {
-      ...body,
+      model,
+      // null is absent (generated clients send it for unset fields)
+      version: version ?? undefined,
+      input,
+      webhookUrl: webhookUrl ?? undefined,
       idempotencyKey,
       requestId: locals(res).requestId,
     });
@@ -31,8 +36,15 @@ export function jobRoutes(service: JobService, auth: Authenticator): Router {
 
   r.post('/v1/jobs/estimate', auth.require('check_status'), requireJson, async (req, res) => {
     locals(res).route = '/v1/jobs/estimate';
-    const body = parseBody(EstimateRequest, req.body);
-    res.json(service.estimate(locals(res).principal!, body.model, body.version, body.input));
+    const body = parseBody(EstimateRequest, req.body, 'INVALID_INPUT');
+    res.json(
+      service.estimate(
+        locals(res).principal!,
+        body.model,
+        body.version ?? undefined,
+        body.input ?? undefined,
+      ),
+    );
   });
 
   r.get('/v1/jobs', auth.require('check_status'), async (req, res) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JOB_FAILURE_CODES } from '../../jobs/failure.ts';
 
 /**
  * Request and response shapes of the job endpoints. Requests are parsed with these
@@ -12,33 +13,72 @@ const slug = z
   .describe('Model slug <provider_id>/<model_name>/<capability> (or the two-part form)');
 const version = z
   .string()
-  .regex(/^v\d+\.\d+$/, 'a version like v1.0')
+  // ASCII digits: other regex engines (a client's, a fuzzer's) read \d as any Unicode digit.
+  .regex(/^v[0-9]+\.[0-9]+$/, 'a version like v1.0')
   .describe('Model version; latest stable when omitted');
 
-export const SubmitRequest = z.strictObject({
-  model: slug,
-  version: version.optional(),
-  input: z.record(z.string(), z.unknown()).describe("Model-specific input; see the model's inputSchema"),
-  webhookUrl: z
-    .string()
-    .max(2048)
-    .optional()
-    .describe('https:// address notified when the job completes or fails'),
-});
+// Optional fields take null as absent: clients generated from the document send null for
+// a field they do not set. The routes turn null into undefined before the service sees it.
+const input = z.record(z.string(), z.unknown());
 
-export const EstimateRequest = z.strictObject({
-  model: slug,
-  version: version.optional(),
-  input: z.record(z.string(), z.unknown()).optional(),
-});
+/** The three priced cases of spec 4.1, as examples a reader (or a generator) can run. */
+const IMAGE_1K = {
+  model: 'genjobs/reference-image/text-to-image',
+  input: { prompt: 'a lighthouse at dusk' },
+};
+const IMAGE_4K = {
+  model: 'genjobs/reference-image/text-to-image',
+  input: { prompt: 'a lighthouse at dusk', resolution: '4k' },
+};
+const VIDEO_8S = {
+  model: 'genjobs/reference-video/text-to-video',
+  input: { prompt: 'waves on rocks', duration: 8, resolution: '720p', has_sound: true },
+};
 
-export const SubmitResult = z.object({
-  jobId: z.string(),
-  requestId: z.string(),
-  status: z.literal('pending'),
-  estimatedCompletionTime: z.iso.datetime(),
-  costMicroCents: z.number().int().nonnegative(),
-});
+export const SubmitRequest = z
+  .strictObject({
+    model: slug,
+    version: version.nullish(),
+    input: input.describe("Model-specific input; see the model's inputSchema"),
+    webhookUrl: z
+      .string()
+      .max(2048)
+      .nullish()
+      .describe('https:// address notified when the job completes or fails; null is the same as absent'),
+  })
+  .meta({ examples: [IMAGE_1K, IMAGE_4K, VIDEO_8S] });
+
+export const EstimateRequest = z
+  .strictObject({
+    model: slug,
+    version: version.nullish(),
+    input: input
+      .nullish()
+      .describe(
+        'Model-specific input, possibly partial (no prompt yet): missing fields are priced at their defaults; null is the same as absent',
+      ),
+  })
+  .meta({ examples: [IMAGE_1K, IMAGE_4K, VIDEO_8S] });
+
+export const SubmitResult = z
+  .object({
+    jobId: z.string(),
+    requestId: z.string(),
+    status: z.literal('pending'),
+    estimatedCompletionTime: z.iso.datetime(),
+    costMicroCents: z.number().int().nonnegative(),
+  })
+  .meta({
+    examples: [
+      {
+        jobId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+        requestId: '0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0',
+        status: 'pending',
+        estimatedCompletionTime: '2026-01-01T00:04:00.000Z',
+        costMicroCents: 2_400_000,
+      },
+    ],
+  });
 
 const OutputItem = z.object({
   url: z.string(),
@@ -53,22 +93,59 @@ export const JobRecord = z.object({
   progress: z.number().int().min(0).max(100),
   output: z.string().nullable(),
   outputs: z.array(OutputItem).nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: z
+    .object({
+      code: z
+        .enum(JOB_FAILURE_CODES)
+        .describe('GENERATION_FAILED: the model failed; the others: see the README'),
+      message: z.string(),
+      retryable: z.boolean().describe('whether submitting the same job again may succeed'),
+    })
+    .nullable(),
   createdAt: z.iso.datetime(),
   completedAt: z.iso.datetime().nullable(),
   model: z.string(),
   costMicroCents: z.number().int().nonnegative(),
 });
 
-export const Estimate = z.object({
-  baseCostMicroCents: z.number().int().nonnegative(),
-  estimatedCostMicroCents: z.number().int().nonnegative(),
-  breakdown: z.array(z.object({ component: z.string(), costMicroCents: z.number().int() })),
-  hasDiscount: z.boolean(),
-  discounted: z
-    .object({ type: z.string(), percentage: z.number(), savedMicroCents: z.number().int() })
-    .optional(),
-});
+const estimateOf = (breakdown: Array<[string, number]>) => {
+  const total = breakdown.reduce((sum, [, cost]) => sum + cost, 0);
+  return {
+    baseCostMicroCents: total,
+    estimatedCostMicroCents: total,
+    breakdown: breakdown.map(([component, costMicroCents]) => ({ component, costMicroCents })),
+    hasDiscount: false,
+  };
+};
+
+export const Estimate = z
+  .object({
+    baseCostMicroCents: z.number().int().nonnegative(),
+    estimatedCostMicroCents: z.number().int().nonnegative(),
+    breakdown: z.array(z.object({ component: z.string(), costMicroCents: z.number().int() })),
+    hasDiscount: z.boolean(),
+    discounted: z
+      .object({ type: z.string(), percentage: z.number(), savedMicroCents: z.number().int() })
+      .optional(),
+  })
+  .meta({
+    // The three priced cases of spec 4.1, as this service breaks them down.
+    examples: [
+      estimateOf([
+        ['base', 134_000],
+        ['resolution=1k', 0],
+      ]),
+      estimateOf([
+        ['base', 134_000],
+        ['resolution=4k', 107_200],
+      ]),
+      estimateOf([
+        ['base', 1_600_000],
+        ['resolution=720p', 0],
+        ['has_sound=true', 800_000],
+      ]),
+    ],
+  });
 
 export const CancelResult = z.object({
   jobId: z.string(),
@@ -76,11 +153,25 @@ export const CancelResult = z.object({
   refundedMicroCents: z.number().int().nonnegative(),
 });
 
+/**
+ * A list cursor: the sort key of the last job shown. Any string of this shape is a
+ * position in the list (jobs older than it follow), so every cursor the document admits
+ * is one the server takes. ASCII classes, not \\d: other regex engines read \\d as any
+ * Unicode digit.
+ */
+export const JOB_CURSOR =
+  /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z_[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
 export const JobListQuery = z.strictObject({
   status: z.enum(['pending', 'processing', 'completed', 'failed', 'cancelled']).optional(),
   model: z.string().max(253).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(512).optional(),
+  cursor: z
+    .string()
+    .max(512)
+    .regex(JOB_CURSOR, 'not a cursor this service issues')
+    .optional()
+    .describe('nextCursor of the previous page: <createdAt>_<jobId>, the last job shown'),
 });
 
 export const JobList = z.object({ jobs: z.array(JobRecord), nextCursor: z.string().nullable() });
