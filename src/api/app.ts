@@ -76,7 +76,7 @@ function methodNotAllowed(req: express.Request, res: express.Response, next: exp
     next();
     return;
   }
-  const allow = [...allowed, 'OPTIONS'].join(', ');
+  const allow = [...new Set([...allowed, 'OPTIONS'])].sort().join(', ');
   res.setHeader('Allow', allow);
   if (req.method === 'OPTIONS') {
     res.status(204).end();

@@ -141,8 +141,8 @@ describe('job API', () => {
     [
       'unknown top-level field',
       { model: IMAGE, input: { prompt: 'x' }, priority: 'high' },
-      400,
-      'VALIDATION_ERROR',
+      422,
+      'INVALID_INPUT',
     ],
     ['unknown version', { model: IMAGE, version: 'v9.9', input: { prompt: 'x' } }, 404, 'VERSION_NOT_FOUND'],
   ])('refuses %s', async (_name, json, status, code) => {

@@ -31,8 +31,9 @@ function compiled(): Route[] {
       const responses = new Map<string, ValidateFunction>();
       for (const [status, r] of Object.entries(op.responses)) {
         const schema = Object.values(r.content)[0]?.schema as Record<string, unknown>;
-        const resolved =
-          schema.$ref === '#/components/schemas/Problem' ? doc.components.schemas.Problem! : schema;
+        const ref =
+          typeof schema.$ref === 'string' ? /^#\/components\/schemas\/(\w+)$/.exec(schema.$ref) : null;
+        const resolved = ref ? doc.components.schemas[ref[1] ?? '']! : schema;
         responses.set(status, ajv.compile(resolved));
       }
       // A {slug} holds slashes; other parameters are one segment.

@@ -1,0 +1,196 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestService } from '../support/service.ts';
+
+let svc: TestService;
+let key: string;
+
+beforeAll(async () => {
+  svc = await startTestApi('contract');
+  key = await svc.account({ name: 'acme' });
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const IMAGE = 'genjobs/reference-image/text-to-image';
+const VIDEO = 'genjobs/reference-video/text-to-video';
+
+/** A request with the path sent byte for byte as given (fetch would normalize some). */
+function raw(method: string, path: string, headers: Record<string, string> = {}) {
+  const url = new URL(svc.api.url);
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+    (resolve, reject) => {
+      const req = http.request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    },
+  );
+}
+const codeOf = (body: string) => (body ? JSON.parse(body).code : undefined);
+
+describe('405 for a method a path does not have', () => {
+  it.each([
+    ['DELETE', '/v1/jobs/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', 'GET, HEAD, OPTIONS'],
+    ['PUT', '/v1/catalog/models', 'GET, HEAD, OPTIONS'],
+    ['PATCH', '/v1/catalog/models/genjobs/reference-image', 'GET, HEAD, OPTIONS'],
+    // /v1/jobs/submit is also the shape of /v1/jobs/{jobId}
+    ['DELETE', '/v1/jobs/submit', 'GET, HEAD, OPTIONS, POST'],
+    ['GET', '/v1/jobs/x/cancel', 'OPTIONS, POST'],
+  ])('%s %s answers 405 with Allow: %s', async (method, path, allow) => {
+    const res = await raw(method, path, { authorization: `Bearer ${key}` });
+    expect([res.status, codeOf(res.body), res.headers.allow]).toEqual([405, 'METHOD_NOT_ALLOWED', allow]);
+  });
+
+  it('a path the API does not have stays 404', async () => {
+    const res = await raw('GET', '/v1/jobs/x/cancel/y');
+    expect([res.status, codeOf(res.body), res.headers.allow]).toEqual([404, 'NOT_FOUND', undefined]);
+  });
+
+  it('answers OPTIONS with the methods the path has', async () => {
+    const res = await raw('OPTIONS', '/v1/jobs/submit');
+    expect(res.status).toBe(204);
+    expect(res.headers.allow).toContain('POST');
+  });
+});
+
+describe('path parameters are percent-decoded once', () => {
+  it.each([
+    ['/v1/catalog/models/%25', 404, 'MODEL_NOT_FOUND'],
+    ['/v1/catalog/models/genjobs/%25', 404, 'MODEL_NOT_FOUND'],
+    ['/v1/catalog/models/genjobs%2Freference-image', 200, undefined],
+    ['/v1/catalog/models/genjobs/reference%2Dimage/text-to-image', 200, undefined],
+    ['/v1/catalog/models/%E0%A4%A', 400, 'MALFORMED_REQUEST'],
+    ['/v1/catalog/providers/%25', 404, 'NOT_FOUND'],
+    ['/v1/jobs/%25', 404, 'JOB_NOT_FOUND'],
+    ['/v1/jobs/%25/cancel', 404, 'JOB_NOT_FOUND'],
+    ['/v1/uploads/%25', 404, 'NOT_FOUND'],
+    ['/v1/jobs/%', 400, 'MALFORMED_REQUEST'],
+  ])('GET %s answers %i %s', async (path, status, code) => {
+    const method = path.endsWith('/cancel') ? 'POST' : 'GET';
+    const res = await raw(method, path, { authorization: `Bearer ${key}` });
+    expect([res.status, codeOf(res.body)]).toEqual([status, code ?? codeOf(res.body)]);
+  });
+
+  it('and so on the x-api-key listings', async () => {
+    const res = await raw('GET', '/v1/providers/%25/models', { 'x-api-key': key });
+    expect([res.status, codeOf(res.body)]).toEqual([404, 'NOT_FOUND']);
+  });
+});
+
+describe('null is absent', () => {
+  it('submit takes webhookUrl and version as null', async () => {
+    const res = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: IMAGE, version: null, input: { prompt: 'x' }, webhookUrl: null },
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()).costMicroCents).toBe(134_000);
+  });
+
+  it('estimate takes input and version as null', async () => {
+    const res = await svc.call('/v1/jobs/estimate', {
+      method: 'POST',
+      key,
+      json: { model: VIDEO, version: null, input: null },
+    });
+    expect([res.status, (await res.json()).estimatedCostMicroCents]).toEqual([200, 2_400_000]);
+  });
+});
+
+describe('estimate validates as submit does', () => {
+  it.each([{ duration: 5 }, { duration: 30 }, { resolution: '8k' }])(
+    'refuses %j with the 422 INVALID_INPUT submit answers',
+    async (input) => {
+      const est = await svc.call('/v1/jobs/estimate', { method: 'POST', key, json: { model: VIDEO, input } });
+      const sub = await svc.call('/v1/jobs/submit', {
+        method: 'POST',
+        key,
+        json: { model: VIDEO, input: { prompt: 'x', ...input } },
+      });
+      const [e, s] = [await est.json(), await sub.json()];
+      expect([est.status, e.code, e.errors]).toEqual([422, 'INVALID_INPUT', s.errors]);
+      expect([sub.status, s.code]).toEqual([422, 'INVALID_INPUT']);
+    },
+  );
+
+  it('prices partial input (no prompt) at what submit charges for it', async () => {
+    const est = await (
+      await svc.call('/v1/jobs/estimate', {
+        method: 'POST',
+        key,
+        json: { model: VIDEO, input: { duration: '4' } },
+      })
+    ).json();
+    const sub = await (
+      await svc.call('/v1/jobs/submit', {
+        method: 'POST',
+        key,
+        json: { model: VIDEO, input: { prompt: 'x', duration: '4' } },
+      })
+    ).json();
+    expect(est.estimatedCostMicroCents).toBe(sub.costMicroCents);
+    expect(sub.costMicroCents).toBe(1_200_000);
+  });
+});
+
+describe('a submit body of the wrong shape', () => {
+  it.each([
+    ['missing input', { model: IMAGE }],
+    ['an unknown top-level field', { model: IMAGE, input: { prompt: 'x' }, priority: 1 }],
+    ['a bad version', { model: IMAGE, version: 'latest', input: { prompt: 'x' } }],
+    ['input not an object', { model: IMAGE, input: 'a cat' }],
+    ['a body that is an array', [{ model: IMAGE }]],
+  ])('answers 422 INVALID_INPUT for %s', async (_name, json) => {
+    const res = await svc.call('/v1/jobs/submit', { method: 'POST', key, json });
+    expect([res.status, (await res.json()).code]).toEqual([422, 'INVALID_INPUT']);
+  });
+
+  it('answers 400 MALFORMED_REQUEST for a bad Idempotency-Key header', async () => {
+    const res = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      headers: { 'idempotency-key': 'a b' },
+      json: { model: IMAGE, input: { prompt: 'x' } },
+    });
+    expect([res.status, (await res.json()).code]).toEqual([400, 'MALFORMED_REQUEST']);
+  });
+});
+
+describe('the default job price in every listing', () => {
+  const PRICED = { baseCredits: 200_000, defaultCostMicroCents: 2_400_000, unit: 'per_second' };
+
+  it('shows on the catalog list, detail and provider detail, and the two API-key listings', async () => {
+    const list = await (await svc.call('/v1/catalog/models')).json();
+    expect(list.find((m: { slug: string }) => m.slug === VIDEO).pricing).toEqual(PRICED);
+    expect((await (await svc.call(`/v1/catalog/models/${VIDEO}`)).json()).pricing).toEqual(PRICED);
+    const provider = await (await svc.call('/v1/catalog/providers/genjobs')).json();
+    expect(provider.models.find((m: { slug: string }) => m.slug === VIDEO).pricing).toEqual(PRICED);
+    const models = await (await svc.call('/v1/models', { headers: { 'x-api-key': key } })).json();
+    expect(models.models.find((m: { id: string }) => m.id === VIDEO).currentVersionPricing).toEqual(PRICED);
+    const scoped = await (
+      await svc.call('/v1/providers/genjobs/models', { headers: { 'x-api-key': key } })
+    ).json();
+    expect(scoped.models.find((m: { id: string }) => m.id === VIDEO).currentVersionPricing).toEqual(PRICED);
+  });
+
+  it('is the discounted price for an account with a discount, as estimate says', async () => {
+    const vip = await svc.account({ name: 'vip', discountPercent: 25 });
+    const list = await (await svc.call('/v1/catalog/models', { key: vip })).json();
+    const est = await (
+      await svc.call('/v1/jobs/estimate', { method: 'POST', key: vip, json: { model: VIDEO } })
+    ).json();
+    expect(list.find((m: { slug: string }) => m.slug === VIDEO).pricing.defaultCostMicroCents).toBe(
+      est.estimatedCostMicroCents,
+    );
+    expect(est.estimatedCostMicroCents).toBe(1_800_000);
+  });
+});
