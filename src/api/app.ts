@@ -56,23 +56,25 @@ export function createApp(o: AppOptions): express.Express {
     openapi ??= JSON.stringify(openApiDocument(o.publicUrl));
     res.type('application/json').send(openapi);
   });
+  app.use(methodNotAllowed);
   for (const [path, router] of o.rawRouters ?? []) app.use(path, router);
   app.use(express.json({ limit: o.bodyLimit, strict: true, type: 'application/json' }));
   for (const router of o.routers) app.use(router);
-  app.use(methodNotAllowed);
   app.use((req, _res, next) => next(new AppError('NOT_FOUND', `no route for ${req.method} ${req.path}`)));
   app.use(problemHandler());
   return app;
 }
 
 /**
- * A request no route took, on a path the document has with other methods: 405 with `Allow`
- * (RFC 9110 15.5.6), so a client learns it used the wrong method, not a wrong address.
+ * A method the document does not have for a path it has: 405 with `Allow` (RFC 9110
+ * 15.5.6), so a client learns it used the wrong method, not a wrong address. Decided
+ * before routing and authentication, from the document itself, so the answer and the
+ * document cannot disagree (GET /v1/jobs/submit is a 405, not a look-up of job "submit").
  * OPTIONS on such a path answers 204 with the same `Allow`.
  */
 function methodNotAllowed(req: express.Request, res: express.Response, next: express.NextFunction): void {
   const allowed = allowedMethods(req.path);
-  if (!allowed) {
+  if (!allowed || (allowed.includes(req.method) && req.method !== 'OPTIONS')) {
     next();
     return;
   }

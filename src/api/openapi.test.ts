@@ -90,7 +90,8 @@ describe('the OpenAPI document', () => {
 describe('allowedMethods', () => {
   it.each([
     ['/v1/jobs/abc', ['GET', 'HEAD']],
-    ['/v1/jobs/submit', ['GET', 'HEAD', 'POST']],
+    ['/v1/jobs/submit', ['POST']],
+    ['/v1/uploads/presign', ['POST']],
     ['/v1/jobs/abc/cancel', ['POST']],
     ['/v1/catalog/models/a/b/c', ['GET', 'HEAD']],
     ['/v1/nope', undefined],

@@ -239,11 +239,12 @@ function templateRegex(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-let templates: Array<{ regex: RegExp; methods: Set<string> }> | undefined;
+let templates: Array<{ regex: RegExp; methods: Set<string>; params: number }> | undefined;
 
 /**
  * The methods the document has for a request path (upper case, HEAD with GET), or
- * undefined when no path of the document matches: what a 405's `Allow` lists.
+ * undefined when no path of the document matches: what a 405's `Allow` lists. As in
+ * OpenAPI, the path with the fewest parameters wins: /v1/jobs/submit is not /v1/jobs/{jobId}.
  */
 export function allowedMethods(path: string): string[] | undefined {
   if (!templates || templates.length !== new Set(operations.map((o) => o.path)).size) {
@@ -254,11 +255,12 @@ export function allowedMethods(path: string): string[] | undefined {
       if (op.method === 'get') methods.add('HEAD');
       byPath.set(op.path, methods);
     }
-    templates = [...byPath].map(([p, methods]) => ({ regex: templateRegex(p), methods }));
+    templates = [...byPath]
+      .map(([p, methods]) => ({ regex: templateRegex(p), methods, params: p.split('{').length }))
+      .sort((a, b) => a.params - b.params);
   }
-  const methods = new Set<string>();
-  for (const t of templates) if (t.regex.test(path)) for (const m of t.methods) methods.add(m);
-  return methods.size > 0 ? [...methods].sort() : undefined;
+  const match = templates.find((t) => t.regex.test(path));
+  return match ? [...match.methods].sort() : undefined;
 }
 
 /** Problem bodies per status, `code` an enum of the codes answered with that status. */

@@ -41,8 +41,9 @@ describe('405 for a method a path does not have', () => {
     ['DELETE', '/v1/jobs/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', 'GET, HEAD, OPTIONS'],
     ['PUT', '/v1/catalog/models', 'GET, HEAD, OPTIONS'],
     ['PATCH', '/v1/catalog/models/genjobs/reference-image', 'GET, HEAD, OPTIONS'],
-    // /v1/jobs/submit is also the shape of /v1/jobs/{jobId}
-    ['DELETE', '/v1/jobs/submit', 'GET, HEAD, OPTIONS, POST'],
+    // not a look-up of a job named "submit": the literal path wins, as in OpenAPI
+    ['GET', '/v1/jobs/submit', 'OPTIONS, POST'],
+    ['GET', '/v1/uploads/presign', 'OPTIONS, POST'],
     ['GET', '/v1/jobs/x/cancel', 'OPTIONS, POST'],
   ])('%s %s answers 405 with Allow: %s', async (method, path, allow) => {
     const res = await raw(method, path, { authorization: `Bearer ${key}` });
