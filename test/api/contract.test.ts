@@ -74,6 +74,7 @@ describe('path parameters are percent-decoded once', () => {
     ['/v1/jobs/%25/cancel', 404, 'JOB_NOT_FOUND'],
     ['/v1/uploads/%25', 404, 'NOT_FOUND'],
     ['/v1/jobs/%', 400, 'MALFORMED_REQUEST'],
+    ['/files/uploads/acme/%25', 404, 'NOT_FOUND'],
   ])('GET %s answers %i %s', async (path, status, code) => {
     const method = path.endsWith('/cancel') ? 'POST' : 'GET';
     const res = await raw(method, path, { authorization: `Bearer ${key}` });

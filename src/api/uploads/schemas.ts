@@ -7,6 +7,12 @@ import { UPLOAD_CONTENT_TYPES } from '../../k8s/types.ts';
  * a value outside them is its own error (400 INVALID_CONTENT_TYPE, spec 7), checked after
  * this schema, and media types are case-insensitive (RFC 9110), so `IMAGE/PNG` is taken.
  */
+/** No C0/C1 control character; not only whitespace (what JS trim() removes), so trimming leaves a name. */
+const CONTROL = '\\x00-\\x1f\\x7f-\\x9f';
+const TRIMMED = '\\x20\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+/** The filename rule as a pattern for the document; written with escapes that JS and Python read alike. */
+export const FILENAME_PATTERN = `^[^${CONTROL}]*[^${CONTROL}${TRIMMED}][^${CONTROL}]*$`;
+
 export const PresignRequest = z.strictObject({
   filename: z
     .string()
@@ -16,7 +22,8 @@ export const PresignRequest = z.strictObject({
     // Metadata only, never part of a storage key; control characters would still break
     // the headers and logs it may end up in.
     .refine((s) => !/\p{Cc}/u.test(s), 'filename must not contain control characters')
-    .describe('Name of the file (metadata only)'),
+    .describe('Name of the file (metadata only)')
+    .meta({ pattern: FILENAME_PATTERN }),
   contentType: z
     .string()
     .min(1, 'contentType must not be empty')
