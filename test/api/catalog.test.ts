@@ -200,7 +200,7 @@ describe('catalog endpoints', () => {
       category: 'image',
       currentVersion: 'v1.0',
       versionCount: 1,
-      currentVersionPricing: { baseCredits: 500_000, unit: 'per_generation' },
+      currentVersionPricing: { baseCredits: 500_000, defaultCostMicroCents: 500_000, unit: 'per_generation' },
     });
     const beta = await (
       await svc.call('/v1/providers/acme/models', { headers: { 'x-api-key': keys.beta } })
