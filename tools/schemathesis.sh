@@ -9,6 +9,8 @@
 # operation, default 60), GENJOBS_ST_SEED (reproduce a run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The project's Node (the `node` devDependency), as npm scripts would use it.
+PATH="$PWD/node_modules/.bin:$PATH"
 
 st=${GENJOBS_ST:-$HOME/.cache/genjobs/venv/bin/st}
 port=${GENJOBS_ST_PORT:-18109}
