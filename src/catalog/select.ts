@@ -59,9 +59,29 @@ export function repricer(
  */
 export function defaultCoster(account: CatalogAccount | undefined): (variant: Variant) => number | null {
   const discount = account?.spec.discount;
-  if (!hasDiscount(discount)) return (variant) => variant.views.item.pricing.defaultCostMicroCents;
-  return (variant) => defaultCost(variant, discount);
+  if (!discount || !hasDiscount(discount))
+    return (variant) => variant.views.item.pricing.defaultCostMicroCents;
+  const key = String(discount.percentage);
+  return (variant) => {
+    let byDiscount = discountedDefaults.get(variant);
+    if (!byDiscount || byDiscount.size >= 64) {
+      byDiscount = new Map();
+      discountedDefaults.set(variant, byDiscount);
+    }
+    let cost = byDiscount.get(key);
+    if (cost === undefined) {
+      cost = defaultCost(variant, discount);
+      byDiscount.set(key, cost);
+    }
+    return cost;
+  };
 }
+
+/**
+ * Discounted default prices by variant and percentage: a listing prices 1,000 variants, and
+ * accounts share few discounts. Variants are immutable and go with their catalog.
+ */
+const discountedDefaults = new WeakMap<Variant, Map<string, number | null>>();
 
 /** The account's price for a base price; variants share few, so each is discounted once per call. */
 export function discounter(account: CatalogAccount | undefined): (baseCredits: number) => number {
