@@ -68,6 +68,14 @@ describe('re-hosting outputs', () => {
     expect(elsewhere.requests.length).toBe(seen);
   });
 
+  it('reports a connection failure by its code, not by the address it tried', async () => {
+    const closed = await serve(() => undefined);
+    await closed.close();
+    const url = closed.url.replace('127.0.0.1', 'localhost');
+    const message = await upstreamError(rehost(`${url}/x.png`, { allowedRanges: LOOPBACK_RANGES }).promise);
+    expect(message).toBe(`output ${url}/x.png could not be fetched (ECONNREFUSED)`);
+  });
+
   it("follows a redirect the policy allows, without the model server's token", async () => {
     const { sink, promise } = rehost(`${model.url}/to-elsewhere`, { allowedRanges: LOOPBACK_RANGES });
     const [item] = await promise;
