@@ -22,6 +22,7 @@ import { createMetrics, type Metrics } from '../metrics.ts';
 import { AccountReconciler } from './account/reconciler.ts';
 import { healthServer } from './health.ts';
 import { Admission } from './job/admission.ts';
+import { ModelCredentials } from './job/credentials.ts';
 import { JOB_LABEL, MANAGED_BY } from './job/pod.ts';
 import { JobReconciler } from './job/reconciler.ts';
 import { kindQueue } from './queue.ts';
@@ -131,6 +132,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
 
   const jobReconciler = new JobReconciler({
     kube,
+    credentials: new ModelCredentials(kube),
     jobs: r.jobs,
     jobCache: jobs,
     podCache: pods,
