@@ -124,14 +124,16 @@ export class JobReconciler {
       new Date(now + (runtime.timeoutSeconds + 600) * 1000),
     );
     const pod = buildWorkerPod(job, attempt, runtime, { ...d.pod, blobGrant: grant });
+    d.admission.markStarted(job);
     // No Pod references a Secret that is not model credentials; the job waits (and the key
     // retries with backoff) until the catalog or the Secret is fixed, or its queue time ends.
+    // After markStarted: admission was decided without a pause, and this check may read.
     await d.credentials?.check(runtime).catch((err: unknown) => {
+      d.admission.unmark(job);
       const subject = { apiVersion: API_VERSION, kind: 'GenerationJob', name: jobId, uid: job.metadata.uid };
       void d.events.record(subject, 'Warning', 'CredentialsRefused', String((err as Error).message));
       throw err;
     });
-    d.admission.markStarted(job);
     try {
       await createPod(d.kube, pod);
     } catch (err) {
