@@ -4,7 +4,7 @@
  * run caused counted by resource, against the write-bound limit: raw creates per second
  * (scenario 1, concurrency 64) divided by the writes one job costs.
  */
-import { crInformer } from '../../src/api/main.ts';
+import { crInformer } from '../../src/k8s/cr-informer.ts';
 import type { GenerationJob } from '../../src/k8s/types.ts';
 import { silentLogger } from '../../src/log.ts';
 import { INSTANT_MODEL } from '../harness/catalogs.ts';

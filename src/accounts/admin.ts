@@ -1,10 +1,9 @@
-import { apiKeyName } from '../api/auth.ts';
 import { AppError } from '../errors.ts';
 import { retryOnConflict } from '../k8s/cas.ts';
 import { isAlreadyExists } from '../k8s/errors.ts';
 import type { Resources } from '../k8s/resources.ts';
 import { type Account, type ApiKey, SCOPES, type Scope } from '../k8s/types.ts';
-import { displayPrefix, generateKey, hashKey } from './keys.ts';
+import { apiKeyName, displayPrefix, generateKey, hashKey } from './keys.ts';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 

@@ -29,3 +29,8 @@ export function sameHash(a: string, b: string): boolean {
   const y = Buffer.from(b, 'hex');
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
 }
+
+/** The ApiKey object name for a key: derived from its hash, so a look-up is one map access. */
+export function apiKeyName(keyHash: string): string {
+  return `key-${keyHash.slice(0, 24)}`;
+}

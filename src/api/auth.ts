@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { hashKey, KEY_PATTERN, sameHash } from '../accounts/keys.ts';
+import { apiKeyName, hashKey, KEY_PATTERN, sameHash } from '../accounts/keys.ts';
 import { AppError } from '../errors.ts';
 import type { CustomResources } from '../k8s/resources.ts';
 import type { Account, ApiKey, Scope } from '../k8s/types.ts';
@@ -17,11 +17,6 @@ export interface AuthenticatorOptions {
   now?: () => number;
   /** Direct apiserver look-ups allowed per second for keys the cache has not seen yet. */
   missLookupsPerSecond?: number;
-}
-
-/** The ApiKey object name for a key: derived from its hash, so a look-up is one map access. */
-export function apiKeyName(keyHash: string): string {
-  return `key-${keyHash.slice(0, 24)}`;
 }
 
 /**

@@ -8,10 +8,10 @@ import { labelValue } from '../jobs/labels.ts';
 import { phaseOf } from '../jobs/record.ts';
 import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
+import { crInformer } from '../k8s/cr-informer.ts';
 import { EventRecorder } from '../k8s/events.ts';
-import { Informer } from '../k8s/informer.ts';
-import { type CustomResources, resources } from '../k8s/resources.ts';
-import type { Account, ApiKey, GenerationJob, GenjobsResource, Upload } from '../k8s/types.ts';
+import { resources } from '../k8s/resources.ts';
+import type { Account, ApiKey, GenerationJob, Upload } from '../k8s/types.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
@@ -39,19 +39,6 @@ export interface RunningApi extends RunningServer {
   /** The catalog in service (tests, dev). */
   catalog: () => Catalog | undefined;
   stop(): Promise<void>;
-}
-
-/** Informer over one genjobs kind. */
-export function crInformer<T extends GenjobsResource>(
-  kube: Kube,
-  r: CustomResources<T>,
-  log: Logger,
-): Informer<T> {
-  return new Informer<T>(kube, {
-    path: r.path,
-    list: () => r.list(),
-    log: log.child({ informer: r.plural }),
-  });
 }
 
 const EMPTY_CATALOG_MESSAGE = 'the model catalog has not loaded yet';

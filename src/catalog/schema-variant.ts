@@ -112,7 +112,22 @@ const runtimeCommon = {
   pod: podSchema.optional(),
 };
 
-const secretRefSchema = strict({ name: z.string().min(1), key: z.string().min(1) });
+/**
+ * A model server's token: a Secret of the service's namespace, by name and key. Whether the
+ * Secret may serve (it must be labelled genjobs.io/model-credentials: "true") is checked by
+ * the controller before a worker Pod references it: neither process may list Secrets, so
+ * the catalog checks the reference's shape only.
+ */
+const secretRefSchema = strict({
+  name: z
+    .string()
+    .max(253)
+    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a Secret name (lower-case DNS subdomain)'),
+  key: z
+    .string()
+    .max(253)
+    .regex(/^[-._a-zA-Z0-9]+$/, 'must be a Secret data key (letters, digits, -, _ and .)'),
+});
 
 /** How a job of the variant runs: the reference generator in our image, or an upstream server. */
 export const runtimeSchema = z

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { WebhookSecrets } from '../accounts/webhook-secret.ts';
-import { crInformer } from '../api/main.ts';
 import { blobConfigSchema } from '../blob/config.ts';
 import { createBlob } from '../blob/create.ts';
 import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
@@ -9,6 +8,7 @@ import { blobSettings, type Config } from '../config.ts';
 import { phaseOf } from '../jobs/record.ts';
 import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
+import { crInformer } from '../k8s/cr-informer.ts';
 import { EventRecorder } from '../k8s/events.ts';
 import { LeaderElector } from '../k8s/leader.ts';
 import { podInformer } from '../k8s/pods.ts';
@@ -22,6 +22,7 @@ import { createMetrics, type Metrics } from '../metrics.ts';
 import { AccountReconciler } from './account/reconciler.ts';
 import { healthServer } from './health.ts';
 import { Admission } from './job/admission.ts';
+import { ModelCredentials } from './job/credentials.ts';
 import { JOB_LABEL, MANAGED_BY } from './job/pod.ts';
 import { JobReconciler } from './job/reconciler.ts';
 import { kindQueue } from './queue.ts';
@@ -131,6 +132,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
 
   const jobReconciler = new JobReconciler({
     kube,
+    credentials: new ModelCredentials(kube),
     jobs: r.jobs,
     jobCache: jobs,
     podCache: pods,

@@ -28,23 +28,51 @@ const METADATA = ['169.254.169.254/32', 'fd00:ec2::254/128', '100.100.100.200/32
 // ipaddr.js calls these 'unicast', yet they reach IPv4 space or nothing public.
 const NOT_PUBLIC = ['::/96', '64:ff9b:1::/48'].map((c) => ipaddr.parseCIDR(c));
 
-/** Why `address` may not be connected to under `policy`, or undefined when it may. */
-export function refusalReason(address: string, policy: TargetPolicy = {}): string | undefined {
-  if (!ipaddr.isValid(address)) return `not an IP address: ${address}`;
+/** Why an address is refused: its range, and whether any policy could allow it. */
+interface Refusal {
+  range: string;
+  ip: string;
+  never: boolean;
+}
+
+function refusal(address: string, policy: TargetPolicy): Refusal | undefined {
   // Unwraps IPv4-mapped IPv6 (::ffff:127.0.0.1), which connects to the IPv4 address.
   const ip = ipaddr.process(address);
   const named = ip.range();
   const range = named === 'unicast' && NOT_PUBLIC.some((cidr) => inRange(ip, cidr)) ? 'reserved' : named;
   if (range === 'unicast') return undefined;
   if (ALWAYS_REFUSED.has(range) || METADATA.some((cidr) => inRange(ip, cidr)))
-    return `${range} address ${ip} is never allowed`;
+    return { range, ip: ip.toString(), never: true };
   if (
     policy.allowPrivateTargets ||
     policy.allowedRanges?.some((cidr) => inRange(ip, ipaddr.parseCIDR(cidr)))
   ) {
     return undefined;
   }
-  return `${range} address ${ip} is not public`;
+  return { range, ip: ip.toString(), never: false };
+}
+
+const verdict = (r: Refusal) => (r.never ? 'is never allowed' : 'is not public');
+
+/** Why `address` may not be connected to under `policy`, or undefined when it may. */
+export function refusalReason(address: string, policy: TargetPolicy = {}): string | undefined {
+  if (!ipaddr.isValid(address)) return `not an IP address: ${address}`;
+  const r = refusal(address, policy);
+  return r && `${r.range} address ${r.ip} ${verdict(r)}`;
+}
+
+/**
+ * Why a name may not be connected to, given the addresses it resolved to. The message names
+ * the kind of address, never the address: it reaches whoever chose the URL (a job's error,
+ * a webhook's delivery state), and the resolved addresses are the cluster's, not theirs.
+ */
+export function resolvedRefusal(
+  hostname: string,
+  addresses: readonly LookupAddress[],
+  policy: TargetPolicy = {},
+): string | undefined {
+  const r = addresses.map((a) => refusal(a.address, policy)).find((x) => x !== undefined);
+  return r && `${hostname} resolves to a ${r.range} address, which ${verdict(r)}`;
 }
 
 /**
@@ -64,7 +92,7 @@ export async function hostRefusal(
 ): Promise<string | undefined> {
   const host = bareHost(hostname);
   if (ipaddr.isValid(host)) return refusalReason(host, policy);
-  return (await resolve(host)).map((a) => refusalReason(a.address, policy)).find((r) => r !== undefined);
+  return resolvedRefusal(host, await resolve(host), policy);
 }
 
 /** A URL's hostname without the brackets of an IPv6 literal. */
@@ -96,9 +124,9 @@ export function guardedLookup(
       (all) => {
         const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
         const addresses = all.filter((a) => !family || a.family === family);
-        const refused = addresses.map((a) => refusalReason(a.address, policy)).find((r) => r !== undefined);
+        const refused = resolvedRefusal(hostname, addresses, policy);
         const first = addresses[0];
-        if (refused) callback(new TargetRefusedError(`${hostname}: ${refused}`), '');
+        if (refused) callback(new TargetRefusedError(refused), '');
         else if (!first)
           callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
         else if (options.all) callback(null, addresses);

@@ -2,7 +2,6 @@ import { createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream } from 'node:stream/web';
-import { describeError } from './errors.ts';
 
 /** Why a download failed, in words fit for a job's error message; `status` when the server answered. */
 export class DownloadError extends Error {
@@ -78,8 +77,18 @@ export async function downloadToFile(
   } catch (error) {
     if (error instanceof DownloadError || options.signal.aborted) throw error;
     if (signal.aborted) throw new DownloadError(`did not answer within ${options.timeoutMs / 1000} s`);
-    throw new DownloadError(`could not be fetched (${describeError(error)})`, undefined, { cause: error });
+    throw new DownloadError(`could not be fetched (${failureCode(error)})`, undefined, { cause: error });
   }
+}
+
+/**
+ * A network failure as its code (ECONNREFUSED, UND_ERR_SOCKET): the message behind it names
+ * the address connected to, which belongs to the cluster, not to the job's owner who reads it.
+ */
+function failureCode(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : 'network error';
 }
 
 /** A URL fit for a message: data: URIs shortened, query strings (often signatures) dropped. */

@@ -10,6 +10,7 @@ beforeAll(async () => {
     if (req.url === '/to-private') res.writeHead(302, { location: 'http://10.1.2.3/secret' }).end();
     else if (req.url === '/to-trusted') res.writeHead(302, { location: `${base}/files/a.png` }).end();
     else if (req.url === '/loop') res.writeHead(302, { location: '/loop' }).end();
+    else if (req.url === '/files/moved') res.writeHead(302, { location: 'http://10.1.2.3/secret' }).end();
     else res.writeHead(200, { 'content-type': 'text/plain' }).end(`served ${req.url}`);
   });
 });
@@ -59,6 +60,39 @@ describe('guardedInputFetch', () => {
     );
     expect(await (await guarded(`${server.url}/to-trusted`)).text()).toBe('served /files/a.png');
     expect(await refusal(guarded(`${server.url}/loop`))).toMatch(/redirected more than 5 times/);
+  });
+
+  it('checks the address at connect time: a name that answers public, then loopback (DNS rebinding), is refused', async () => {
+    const answers = [[{ address: '93.184.216.34', family: 4 }], [{ address: '127.0.0.1', family: 4 }]];
+    let lookups = 0;
+    const resolve = async () => answers[Math.min(lookups++, answers.length - 1)]!;
+    const before = server.requests.length;
+    const guarded = guardedInputFetch(fetch, { trusted: [], policy: {}, resolve });
+    const message = await refusal(guarded(`http://localhost:${new URL(server.url).port}/secret`));
+    expect(message).toBe(
+      'is not fetched: localhost resolves to a loopback address, which is not public (inputs must be public URLs)',
+    );
+    expect(lookups).toBe(2);
+    expect(server.requests.length).toBe(before);
+  });
+
+  it("names no resolved address in its messages, and follows a trusted URL's redirect only where allowed", async () => {
+    const resolve = async () => [{ address: '10.96.0.10', family: 4 }];
+    const guarded = guardedInputFetch(fetch, { trusted: [`${server.url}/files/`], policy: {}, resolve });
+    const message = await refusal(guarded('http://internal.example/a.png'));
+    expect(message).toMatch(/internal\.example resolves to a private address/);
+    expect(message).not.toContain('10.96');
+    expect(await refusal(guarded(`${server.url}/files/moved`))).toMatch(
+      /private address 10\.1\.2\.3 is not public/,
+    );
+    const failing = guardedInputFetch(fetch, {
+      trusted: [],
+      policy: {},
+      resolve: async () => Promise.reject(new Error('getaddrinfo EAI_AGAIN via 10.96.0.10:53')),
+    });
+    expect(await refusal(failing('http://nowhere.example/a.png'))).toBe(
+      'could not be fetched: nowhere.example does not resolve',
+    );
   });
 
   it('leaves data: URIs alone', async () => {

@@ -5,6 +5,7 @@ import type { RunContext } from './context.ts';
 import { DownloadError, displayUrl, downloadToFile } from './download.ts';
 import { WorkerError } from './errors.ts';
 import { FfmpegError } from './ffmpeg.ts';
+import { requestUrl } from './input-guard.ts';
 import { storeVideoStills } from './poster.ts';
 import { storeFile } from './store.ts';
 
@@ -71,7 +72,7 @@ async function rehostOne(
     const sameOrigin = !value.startsWith('data:') && new URL(value).origin === from.origin;
     const headers = from.token && sameOrigin ? { authorization: `Bearer ${from.token}` } : undefined;
     const downloaded = await downloadToFile(value, file, {
-      fetch: ctx.fetch,
+      fetch: outputFetch(ctx, from.origin),
       signal: ctx.signal,
       timeoutMs: REHOST_TIMEOUT_MS,
       maxBytes: REHOST_MAX_BYTES,
@@ -96,6 +97,25 @@ async function rehostOne(
       throw new WorkerError('INVALID_OUTPUT', `${where} is not a playable video`);
     throw error;
   }
+}
+
+/**
+ * The fetch for one output URL. The model server's own origin is the catalog's choice
+ * (often an in-cluster address) and is fetched as it is; any other URL, and every redirect
+ * even from the model server, goes through the input guard (public addresses only, checked
+ * when connecting), so an upstream cannot point the worker at the cluster's inside. A
+ * redirect never carries the model server's token along.
+ */
+function outputFetch(ctx: RunContext, modelOrigin: string): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(requestUrl(input));
+    if (url.protocol === 'data:' || url.origin !== modelOrigin) return ctx.fetchInput(url, init);
+    const response = await ctx.fetch(url, { ...init, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status >= 400 || !location) return response;
+    await response.body?.cancel();
+    return ctx.fetchInput(new URL(location, url), { ...init, headers: undefined });
+  };
 }
 
 function flatten(output: unknown): string[] {

@@ -103,11 +103,15 @@ describe('RBAC of the rendered Roles, asked of the apiserver', () => {
   let webhookNs: string;
   const sa = (name: string) => `system:serviceaccount:${ns}:genjobs-${name}`;
   async function can(who: string, verb: string, resource: string, namespace = ns): Promise<boolean> {
+    // kind/status is a subresource; kubectl reads kind/x as the object named x.
+    const [kind, sub] = resource.split('/');
+    const subresource = sub === 'status' || sub === 'finalizers' ? ['--subresource', sub] : [];
     const r = await kubectl(kubeconfig, [
       'auth',
       'can-i',
       verb,
-      resource,
+      subresource.length ? kind! : resource,
+      ...subresource,
       '--namespace',
       namespace,
       '--as',
@@ -123,7 +127,10 @@ describe('RBAC of the rendered Roles, asked of the apiserver', () => {
     webhookNs = `${ns}-wh`;
     await ensureNamespace(kube, webhookNs);
     const { objects } = await render(
-      { webhooks: { secretNamespace: webhookNs, createSecretNamespace: false } },
+      {
+        webhooks: { secretNamespace: webhookNs, createSecretNamespace: false },
+        worker: { modelCredentialSecrets: ['acme-token'] },
+      },
       { namespace: ns },
     );
     const rbac = objects.filter((o: Manifest) => ['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind));
@@ -140,9 +147,14 @@ describe('RBAC of the rendered Roles, asked of the apiserver', () => {
   it.each([
     ['get', 'generationjobs.genjobs.io', true],
     ['create', 'generationjobs.genjobs.io', true],
-    ['patch', 'generationjobs.genjobs.io/status', true],
-    ['create', 'accounts.genjobs.io', true],
-    ['create', 'apikeys.genjobs.io', true],
+    ['update', 'generationjobs.genjobs.io/status', true],
+    ['update', 'accounts.genjobs.io/status', true],
+    ['patch', 'generationjobs.genjobs.io/status', false],
+    // Minting keys and granting credit are the admin's: a compromised api can do neither.
+    ['create', 'accounts.genjobs.io', false],
+    ['update', 'accounts.genjobs.io', false],
+    ['create', 'apikeys.genjobs.io', false],
+    ['update', 'apikeys.genjobs.io', false],
     ['watch', 'configmaps', true],
     ['create', 'events', true],
     ['delete', 'generationjobs.genjobs.io', false],
@@ -161,6 +173,10 @@ describe('RBAC of the rendered Roles, asked of the apiserver', () => {
     ['delete', 'pods', true],
     ['delete', 'generationjobs.genjobs.io', true],
     ['update', 'accounts.genjobs.io/status', true],
+    ['update', 'generationjobs.genjobs.io/finalizers', true],
+    ['update', 'accounts.genjobs.io', false],
+    ['get', 'apikeys.genjobs.io', false],
+    ['get', 'pods', false],
     ['create', 'leases.coordination.k8s.io', true],
     ['update', 'leases.coordination.k8s.io/genjobs-controller', true],
     ['update', 'leases.coordination.k8s.io/someone-else', false],
@@ -169,9 +185,24 @@ describe('RBAC of the rendered Roles, asked of the apiserver', () => {
     ['update', 'configmaps', false],
     ['get', 'secrets', false],
     ['get', 'secrets/genjobs-blob', false],
+    ['get', 'secrets/acme-token', true],
+    ['update', 'secrets/acme-token', false],
     ['list', 'secrets', false],
   ] as const)('the controller may %s %s in the release namespace: %s', async (verb, resource, allowed) => {
     expect(await can(sa('controller'), verb, resource)).toBe(allowed);
+  });
+
+  it.each([
+    ['create', 'accounts.genjobs.io', true],
+    ['update', 'accounts.genjobs.io', true],
+    ['create', 'apikeys.genjobs.io', true],
+    ['delete', 'apikeys.genjobs.io', true],
+    ['update', 'accounts.genjobs.io/status', false],
+    ['create', 'generationjobs.genjobs.io', false],
+    ['create', 'pods', false],
+    ['get', 'secrets', false],
+  ] as const)('the admin ServiceAccount may %s %s: %s', async (verb, resource, allowed) => {
+    expect(await can(sa('admin'), verb, resource)).toBe(allowed);
   });
 
   it('the controller reads and writes webhook Secrets only in their own namespace, and lists none', async () => {

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildCatalog, readDefaultCatalogSource } from '../../src/catalog/load.ts';
 import { configSchema } from '../../src/config.ts';
+import { buildWorkerPod } from '../../src/controller/job/pod.ts';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import {
@@ -202,6 +203,72 @@ describe('RBAC', () => {
     }
   });
 
+  it('grants each component exactly the verbs its code calls: the api mints no key and grants no credit', async () => {
+    const { objects } = await render();
+    const grants = (name: string) =>
+      (find(objects, 'Role', name).rules as Array<{ resources: string[]; verbs: string[] }>).reduce<
+        Record<string, string[]>
+      >((all, r) => {
+        for (const res of r.resources) all[res] = [...new Set([...(all[res] ?? []), ...r.verbs])].sort();
+        return all;
+      }, {});
+    expect(grants('genjobs-api')).toEqual({
+      generationjobs: ['create', 'get', 'list', 'watch'],
+      uploads: ['create', 'get', 'list', 'watch'],
+      accounts: ['get', 'list', 'watch'],
+      apikeys: ['get', 'list', 'watch'],
+      'generationjobs/status': ['update'],
+      'accounts/status': ['update'],
+      configmaps: ['list', 'watch'],
+      events: ['create'],
+    });
+    expect(grants('genjobs-controller')).toEqual({
+      generationjobs: ['delete', 'get', 'list', 'watch'],
+      uploads: ['delete', 'get', 'list', 'watch'],
+      accounts: ['get', 'list', 'watch'],
+      'generationjobs/status': ['update'],
+      'uploads/status': ['update'],
+      'accounts/status': ['update'],
+      'generationjobs/finalizers': ['update'],
+      pods: ['create', 'delete', 'list', 'watch'],
+      configmaps: ['list', 'watch'],
+      events: ['create'],
+      leases: ['create', 'get', 'update'],
+    });
+    expect(grants('genjobs-admin')).toEqual({
+      accounts: ['create', 'get', 'list', 'update'],
+      apikeys: ['create', 'delete', 'get', 'list'],
+    });
+  });
+
+  it('lets the controller read by name only the model credential Secrets listed', async () => {
+    const { objects } = await render({ worker: { modelCredentialSecrets: ['acme-token', 'other-token'] } });
+    const secrets = (
+      find(objects, 'Role', 'genjobs-controller').rules as Array<{ resources: string[] }>
+    ).filter((r) => r.resources.includes('secrets'));
+    expect(secrets).toEqual([
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        resourceNames: ['acme-token', 'other-token'],
+        verbs: ['get'],
+      },
+    ]);
+  });
+
+  it('binds the admin Role to a ServiceAccount no Pod runs as, and to the subjects given', async () => {
+    const subject = { kind: 'Group', name: 'platform-team', apiGroup: 'rbac.authorization.k8s.io' };
+    const { objects } = await render({ rbac: { admin: { subjects: [subject] } } });
+    expect(find(objects, 'ServiceAccount', 'genjobs-admin').automountServiceAccountToken).toBe(false);
+    expect(find(objects, 'RoleBinding', 'genjobs-admin').subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'genjobs-admin', namespace: 'genjobs' },
+      subject,
+    ]);
+    for (const d of deployments(objects))
+      expect(d.spec.template.spec.serviceAccountName).not.toBe('genjobs-admin');
+    const { objects: off } = await render({ rbac: { admin: { create: false } } });
+    expect(off.some((o) => o.metadata.name === 'genjobs-admin')).toBe(false);
+  });
   it('confines the controller to one Lease, and to the webhook namespace for Secrets when one is set', async () => {
     const rules = (objects: Manifest[], name: string) =>
       find(objects, 'Role', name).rules as Array<{
@@ -241,6 +308,76 @@ describe('RBAC', () => {
     expect(envOf(find(apart, 'Deployment', 'genjobs-controller')).GENJOBS_WEBHOOK_SECRET_NAMESPACE).toBe(
       'genjobs-webhooks',
     );
+  });
+});
+
+describe('worker isolation', () => {
+  it('a default-deny NetworkPolicy selects the worker Pods and lets out only DNS, the api and the model servers', async () => {
+    const model = { to: [{ ipBlock: { cidr: '203.0.113.10/32' } }], ports: [{ port: 443, protocol: 'TCP' }] };
+    const { objects } = await render({ networkPolicy: { worker: { modelServers: [model] } } });
+    const policy = find(objects, 'NetworkPolicy', 'genjobs-worker');
+    expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(policy.spec.ingress).toEqual([]);
+    const pod = buildWorkerPod(
+      {
+        apiVersion: 'genjobs.io/v1alpha1',
+        kind: 'GenerationJob',
+        metadata: { name: 'j-1', uid: 'u' },
+        spec: { account: 'a', model: 'p/m/text-to-image', version: 'v1.0', input: {}, costMicroCents: 1 },
+      },
+      1,
+      { type: 'builtin', maxConcurrency: 1, timeoutSeconds: 60, typicalSeconds: 5 },
+      { image: 'i', command: ['genjobs', 'worker'], blobUrl: 'u', blobPublicUrl: 'u', blobGrant: 'g' },
+    );
+    const labels = pod.metadata!.labels!;
+    const selector = policy.spec.podSelector;
+    for (const [k, v] of Object.entries(selector.matchLabels)) expect(labels[k]).toBe(v);
+    for (const e of selector.matchExpressions) expect(labels[e.key]).toBeDefined();
+    // The api's own Pods do not carry them: the fence holds the workers only.
+    const api = find(objects, 'Deployment', 'genjobs-api').spec.template.metadata.labels;
+    expect(selector.matchExpressions.every((e: { key: string }) => api[e.key] !== undefined)).toBe(false);
+
+    const [dns, toApi, toModel, ...rest] = policy.spec.egress;
+    expect(dns.ports).toEqual([
+      { protocol: 'UDP', port: 53 },
+      { protocol: 'TCP', port: 53 },
+    ]);
+    expect(dns.to[0].podSelector.matchLabels).toEqual({ 'k8s-app': 'kube-dns' });
+    expect(toApi.to[0].podSelector.matchLabels).toEqual(
+      find(objects, 'Deployment', 'genjobs-api').spec.selector.matchLabels,
+    );
+    expect(toApi.ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
+    expect(toModel).toEqual(model);
+    expect(rest).toEqual([]);
+  });
+
+  it('public inputs open public addresses only; the policy can be turned off', async () => {
+    const { objects } = await render({ networkPolicy: { worker: { publicInternet: true } } });
+    const egress = find(objects, 'NetworkPolicy', 'genjobs-worker').spec.egress;
+    const open = egress[egress.length - 1];
+    expect(open.to[0].ipBlock.except).toEqual(
+      expect.arrayContaining([
+        '10.0.0.0/8',
+        '169.254.0.0/16',
+        '127.0.0.0/8',
+        '172.16.0.0/12',
+        '192.168.0.0/16',
+      ]),
+    );
+    const { objects: off } = await render({ networkPolicy: { worker: { enabled: false } } });
+    expect(off.some((o) => o.kind === 'NetworkPolicy')).toBe(false);
+  });
+
+  it('the release namespace the chart makes enforces the restricted Pod Security Standard', async () => {
+    const { objects } = await render({ namespace: { create: true } });
+    const ns = find(objects, 'Namespace', 'genjobs');
+    expect(ns.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    expect(ns.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+    expect(
+      find(objects, 'Namespace', 'genjobs-webhooks').metadata.labels['pod-security.kubernetes.io/enforce'],
+    ).toBe('restricted');
+    const base = parseManifests(await readFile(join(REPO_ROOT, 'deploy/base/namespace.yaml'), 'utf8'));
+    expect(base[0]!.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
   });
 });
 

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { AccountAdmin } from '../../src/accounts/admin.ts';
+import type { Runtime } from '../../src/catalog/index.ts';
+import { MODEL_CREDENTIALS_LABEL, ModelCredentials } from '../../src/controller/job/credentials.ts';
 import type { Kube } from '../../src/k8s/client.ts';
 import { ensureNamespace } from '../../src/k8s/crds.ts';
 import { statusCode } from '../../src/k8s/errors.ts';
 import { createPod } from '../../src/k8s/pods.ts';
-import { kubeconfigPath } from '../support/cluster.ts';
+import { resources } from '../../src/k8s/resources.ts';
+import { eventually, kubeconfigPath } from '../support/cluster.ts';
 import { tokenKube } from '../support/rbac.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 import { KUBECTL, render, run } from './helm.ts';
@@ -15,7 +19,10 @@ let controllerKube: Kube;
 
 /** Installs the chart's ServiceAccounts, Roles and RoleBindings (nothing else) into the namespace. */
 async function installChartRbac(admin: Kube): Promise<void> {
-  const { objects } = await render({}, { namespace: admin.namespace });
+  const { objects } = await render(
+    { worker: { modelCredentialSecrets: ['acme-token', 'unlabelled-token'] } },
+    { namespace: admin.namespace },
+  );
   const rbac = objects.filter((o) => ['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind));
   expect(rbac.map((o) => o.kind)).toContain('Role');
   await ensureNamespace(admin, `${admin.namespace}-webhooks`);
@@ -94,5 +101,63 @@ describe('the service under the chart RBAC', () => {
     expect(
       await denied(apiKube.core.readNamespacedSecret({ name: 'database', namespace: s.kube.namespace })),
     ).toBe(true);
+  });
+});
+
+describe('administration', () => {
+  it('the api can neither create accounts, grant credit nor mint keys', async () => {
+    await s.admin.createAccount({ name: 'victim', plan: 'free', grantMicroCents: 0 });
+    const asApi = new AccountAdmin(resources(apiKube));
+    expect(await denied(asApi.createAccount({ name: 'minted', grantMicroCents: 1_000_000_000 }))).toBe(true);
+    expect(await denied(asApi.grant('victim', 1_000_000_000))).toBe(true);
+    expect(await denied(asApi.createKey('victim', ['submit_job']))).toBe(true);
+    expect((await s.r.accounts.get('victim'))!.spec.grantedMicroCents).toBe(0);
+    expect(await s.r.apiKeys.listAll({ labelSelector: 'genjobs.io/account=victim' })).toEqual([]);
+  });
+
+  it('the admin ServiceAccount runs the admin commands, and a key it mints works at the api', async () => {
+    const asAdmin = new AccountAdmin(resources(await tokenKube(s.kube, 'genjobs-admin')));
+    await asAdmin.createAccount({ name: 'by-admin', plan: 'pro', grantMicroCents: 1_000_000 });
+    expect((await asAdmin.grant('by-admin', 2_000_000)).spec.grantedMicroCents).toBe(3_000_000);
+    const { key, apiKey } = await asAdmin.createKey('by-admin', ['check_status']);
+    await eventually(
+      async () => (await s.call('/v1/jobs', { key })).status === 200,
+      10_000,
+      'the new key to be accepted',
+    );
+    await asAdmin.revokeKey(apiKey.metadata.name!);
+    await eventually(
+      async () => (await s.call('/v1/jobs', { key })).status === 401,
+      10_000,
+      'the revoked key to be refused',
+    );
+  });
+});
+
+describe('model credentials', () => {
+  it('a runtime may name only a Secret the chart lists and that carries the genjobs label', async () => {
+    const secret = (name: string, labels: Record<string, string> = {}) =>
+      s.kube.core.createNamespacedSecret({
+        namespace: s.kube.namespace,
+        body: { metadata: { name, labels }, stringData: { token: 't' } },
+      });
+    await secret('acme-token', { [MODEL_CREDENTIALS_LABEL]: 'true' });
+    await secret('unlabelled-token');
+    await secret('signing-key', { [MODEL_CREDENTIALS_LABEL]: 'true' });
+    const runtime = (name: string): Runtime =>
+      ({
+        type: 'http',
+        url: 'https://models.example/v1',
+        authSecretRef: { name, key: 'token' },
+        maxConcurrency: 1,
+        timeoutSeconds: 60,
+        typicalSeconds: 5,
+      }) as Runtime;
+    const credentials = new ModelCredentials(controllerKube);
+    await credentials.check(runtime('acme-token'));
+    await expect(credentials.check(runtime('unlabelled-token'))).rejects.toThrow(/not labelled/);
+    // Labelled but not listed in the chart: the controller may not even read it.
+    await expect(credentials.check(runtime('signing-key'))).rejects.toThrow(/modelCredentialSecrets/);
+    await expect(credentials.check(runtime('genjobs-blob'))).rejects.toThrow(/modelCredentialSecrets/);
   });
 });

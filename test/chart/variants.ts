@@ -54,6 +54,20 @@ export const VARIANTS: Record<string, object> = {
     jobs: { ttl: '3d' },
     logLevel: 'debug',
   },
+  'chart-made namespace, open worker egress, admin group': {
+    namespace: { create: true },
+    networkPolicy: {
+      worker: {
+        publicInternet: true,
+        modelServers: [
+          { to: [{ ipBlock: { cidr: '203.0.113.0/24' } }], ports: [{ port: 443, protocol: 'TCP' }] },
+        ],
+      },
+    },
+    rbac: {
+      admin: { subjects: [{ kind: 'Group', name: 'platform-team', apiGroup: 'rbac.authorization.k8s.io' }] },
+    },
+  },
 };
 
 /** Values that break values.schema.json, with what helm's message says (mostly the path, `at '/x'`). */
@@ -100,4 +114,14 @@ export const BAD_VALUES: Array<{ what: string; values: object; mentions: string 
     mentions: "at '/controller/replicas'",
   },
   { what: 'a port out of range', values: { controller: { port: 70000 } }, mentions: "at '/controller/port'" },
+  {
+    what: 'a model server rule without peers',
+    values: { networkPolicy: { worker: { modelServers: [{ ports: [{ port: 443 }] }] } } },
+    mentions: "at '/networkPolicy/worker/modelServers/0'",
+  },
+  {
+    what: 'an admin subject of an unknown kind',
+    values: { rbac: { admin: { subjects: [{ kind: 'Robot', name: 'r2' }] } } },
+    mentions: "at '/rbac/admin/subjects/0/kind'",
+  },
 ];

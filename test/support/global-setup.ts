@@ -29,7 +29,13 @@ export async function setup(project: TestProject): Promise<void> {
   }
   dir = await mkdtemp(join(tmpdir(), 'genjobs-test-'));
   const started = Date.now();
-  cp = await ControlPlane.start({ dir });
+  cp = await ControlPlane.start({
+    dir,
+    // As on clusters that enable it (OpenShift, hardened distributions): an ownerReference
+    // with blockOwnerDeletion needs the right to update the owner's finalizers, so the chart
+    // RBAC tests catch a Role that lacks it.
+    apiServerArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'],
+  });
   const kube = fromKubeConfig(loadKubeConfig(cp.kubeconfigPath));
   await applyCrds(kube, await readCrds(join(REPO_ROOT, 'crds')));
   console.log(`control plane ready in ${Date.now() - started} ms at ${cp.serverUrl}`);

@@ -5,8 +5,13 @@ import { AppError } from '../../errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import { UPLOAD_CONTENT_TYPES, type Upload } from '../../k8s/types.ts';
+import {
+  isUploadContentType,
+  maxSizeOf,
+  PUT_VALIDITY_MS,
+  UPLOAD_RETENTION_MS,
+} from '../../uploads/policy.ts';
 import type { Principal } from '../request.ts';
-import { isUploadContentType, maxSizeOf, PUT_VALIDITY_MS, UPLOAD_RETENTION_MS } from './policy.ts';
 
 export interface UploadServiceOptions {
   uploads: CustomResources<Upload>;

@@ -182,9 +182,11 @@ export function decide(input: DecideInput): Decision {
       const waited = now - pod.createdAt;
       if (waited > settings.podStartTimeoutMs) {
         const code = pod.unschedulable ? 'UNSCHEDULABLE' : 'POD_START_TIMEOUT';
+        // The scheduler's text names the cluster's nodes: for operators (an Event), not clients.
+        if (pod.message) event('Warning', code, pod.message);
         return finish('failed', {
           code,
-          message: `the worker Pod did not start within ${Math.round(settings.podStartTimeoutMs / 1000)} s${pod.message ? `: ${pod.message}` : ''}`,
+          message: `the worker Pod did not start within ${Math.round(settings.podStartTimeoutMs / 1000)} s`,
         });
       }
       const requeueAfterMs = settings.podStartTimeoutMs - waited + 1;
@@ -237,14 +239,15 @@ export function decide(input: DecideInput): Decision {
         pod.terminated === undefined ||
         ['Evicted', 'NodeLost', 'Preempting', 'Shutdown', 'Terminated'].includes(pod.reason ?? '')
       ) {
-        return lost(
-          `the worker Pod was lost (${pod.reason ?? 'no container status'})${pod.message ? `: ${pod.message}` : ''}`,
-        );
+        if (pod.message) event('Warning', 'PodLost', pod.message);
+        return lost(`the worker Pod was lost (${pod.reason ?? 'no container status'})`);
       }
+      // The last lines of an unexpected exit are the worker's logs: for operators only.
       const tail = (pod.terminated.message ?? '').trim().slice(-500);
+      if (tail) event('Warning', 'WorkerExited', tail);
       return finish('failed', {
         code: 'GENERATION_FAILED',
-        message: `the worker exited with code ${pod.terminated.exitCode}${tail ? `: ${tail}` : ''}`,
+        message: `the worker exited with code ${pod.terminated.exitCode}`,
       });
     }
   }

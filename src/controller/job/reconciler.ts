@@ -14,6 +14,7 @@ import { holdsReservation } from '../../ledger/ops.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
 import type { Admission } from './admission.ts';
+import type { ModelCredentials } from './credentials.ts';
 import { type Action, type DecideSettings, decide, type PodView, podName } from './decide.ts';
 import { buildWorkerPod, type PodSettings } from './pod.ts';
 
@@ -32,6 +33,8 @@ export interface JobReconcilerDeps {
   log: Logger;
   settings: DecideSettings;
   pod: Omit<PodSettings, 'blobGrant'>;
+  /** Refuses a runtime whose authSecretRef names a Secret not labelled as model credentials. */
+  credentials?: ModelCredentials;
   now?: () => number;
   /** Asks for another job to be reconciled (waiting jobs when a slot frees). */
   enqueue: (jobId: string) => void;
@@ -122,6 +125,15 @@ export class JobReconciler {
     );
     const pod = buildWorkerPod(job, attempt, runtime, { ...d.pod, blobGrant: grant });
     d.admission.markStarted(job);
+    // No Pod references a Secret that is not model credentials; the job waits (and the key
+    // retries with backoff) until the catalog or the Secret is fixed, or its queue time ends.
+    // After markStarted: admission was decided without a pause, and this check may read.
+    await d.credentials?.check(runtime).catch((err: unknown) => {
+      d.admission.unmark(job);
+      const subject = { apiVersion: API_VERSION, kind: 'GenerationJob', name: jobId, uid: job.metadata.uid };
+      void d.events.record(subject, 'Warning', 'CredentialsRefused', String((err as Error).message));
+      throw err;
+    });
     try {
       await createPod(d.kube, pod);
     } catch (err) {

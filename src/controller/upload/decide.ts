@@ -1,5 +1,5 @@
-import { putClosesAt } from '../../api/uploads/policy.ts';
 import type { Upload, UploadStatus } from '../../k8s/types.ts';
+import { putClosesAt } from '../../uploads/policy.ts';
 import { sameJson } from '../conditions.ts';
 
 /** Timing of the upload reconciler. */

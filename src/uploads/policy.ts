@@ -1,5 +1,5 @@
-import { assertNever } from '../../errors.ts';
-import { UPLOAD_CONTENT_TYPES, type Upload, type UploadContentType } from '../../k8s/types.ts';
+import { assertNever } from '../errors.ts';
+import { UPLOAD_CONTENT_TYPES, type Upload, type UploadContentType } from '../k8s/types.ts';
 
 const MINUTE = 60_000;
 const MB = 1024 * 1024;
