@@ -112,6 +112,20 @@ export const configSchema = z.object({
   ).prefault('[]'),
   /** Name of the coordination.k8s.io Lease the controller replicas elect a leader with. */
   GENJOBS_LEASE_NAME: z.string().min(1).max(253).default('genjobs-controller'),
+  /**
+   * Leader election timings (client-go's rules): a Lease not seen to change for the lease
+   * duration may be taken; a leader that could not renew within the renew deadline stops
+   * acting. The renew deadline must be shorter than the lease, the retry period shorter still.
+   */
+  GENJOBS_LEASE_DURATION: duration.prefault('15s'),
+  GENJOBS_LEASE_RENEW_DEADLINE: duration.prefault('10s'),
+  GENJOBS_LEASE_RETRY_PERIOD: duration.prefault('2s'),
+  /**
+   * Queued jobs of a model that a valid catalog stops listing wait this long for it to come
+   * back before they fail with MODEL_UNAVAILABLE. (A catalog that is absent or invalid
+   * fails nothing: the last good one stays in service.)
+   */
+  GENJOBS_CATALOG_REMOVAL_GRACE: duration.prefault('10m'),
   /** Controller reconcile workers. */
   GENJOBS_CONTROLLER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Leader election: off only for a single controller replica in dev and tests. */

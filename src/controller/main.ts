@@ -76,6 +76,14 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   const catalog = new CatalogWatcher({
     informer: configMapInformer(kube, CATALOG_SELECTOR, log.child({ informer: 'catalog' })),
     log: log.child({ part: 'catalog' }),
+    removalGraceMs: config.GENJOBS_CATALOG_REMOVAL_GRACE,
+    now,
+    // Jobs paused for a missing catalog or model look again as soon as it changes.
+    onReload: (result) => {
+      if (result !== 'ok') return;
+      for (const job of jobs.list())
+        if (phaseOf(job) === 'pending') jobQueue.queue.add(job.metadata.name ?? '');
+    },
   });
   const blob = createBlob(blobConfigSchema.parse(blobSettings(config)), {
     now,
@@ -137,6 +145,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     accountCache: accounts,
     ledger,
     catalog: () => catalog.current,
+    catalogPause: (slug) => catalog.pauseFor(slug),
     admission,
     blob: blob.store,
     events,
@@ -239,6 +248,9 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     ? new LeaderElector(kube, {
         leaseName: config.GENJOBS_LEASE_NAME,
         identity: `${config.POD_NAME ?? hostname()}-${randomBytes(3).toString('hex')}`,
+        leaseDurationMs: config.GENJOBS_LEASE_DURATION,
+        renewDeadlineMs: config.GENJOBS_LEASE_RENEW_DEADLINE,
+        retryPeriodMs: config.GENJOBS_LEASE_RETRY_PERIOD,
         log,
         onStartedLeading: lead,
         onStoppedLeading: follow,
@@ -266,9 +278,11 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     metrics,
     isLeader: () => leading,
     async stop() {
-      await elector?.stop();
+      // Work in flight drains while the Lease is still held (and renewed); only then is it
+      // released, so a successor never acts beside a predecessor that is still finishing.
       await Promise.all(queues.map(({ queue }) => queue.shutdown()));
       await ledger.flush();
+      await elector?.stop();
       await health.close();
       await Promise.all([...informers.map((i) => i.stop()), catalog.stop()]);
     },
