@@ -162,6 +162,24 @@ export const configSchema = z.object({
   GENJOBS_S3_REGION: z.string().default('us-east-1'),
   GENJOBS_S3_ENDPOINT: z.string().url().optional(),
   GENJOBS_S3_FORCE_PATH_STYLE: bool.prefault(false),
+  // Per-tenant limits (docs/limits.md; chart values under `limits:`). 0 turns one off.
+  /** Requests per second per account in each api process (token bucket), and its burst. */
+  GENJOBS_RATE_LIMIT_RPS: z.coerce.number().nonnegative().default(20),
+  GENJOBS_RATE_LIMIT_BURST: z.coerce.number().int().nonnegative().default(40),
+  /** Unfinished jobs (pending or processing, reserved or not) an account may have at once. */
+  GENJOBS_MAX_LIVE_JOBS: z.coerce.number().int().nonnegative().default(200),
+  /** Live (unexpired) uploads an account may have at once. */
+  GENJOBS_MAX_LIVE_UPLOADS: z.coerce.number().int().nonnegative().default(100),
+  /** Bytes an account's live uploads may hold (an open PUT counts its type's maximum). */
+  GENJOBS_MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(2 * 1024 ** 3),
+  /** A cancelled job's resource is deleted this long after it was cancelled and refunded. */
+  GENJOBS_CANCELLED_JOB_TTL: duration.prefault('5m'),
+  /** An expired Upload's resource is deleted this long after it expired (GET answers `expired` meanwhile). */
+  GENJOBS_UPLOAD_EXPIRED_RETENTION: duration.prefault('15m'),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });
 

@@ -20,6 +20,8 @@ import { Authenticator } from './auth.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { JobService } from './jobs/service.ts';
+import { limitSettings } from './limits/config.ts';
+import { RequestLimits } from './limits/limits.ts';
 import { listen, type RunningServer } from './server.ts';
 import { withWrappedUploadPuts } from './uploads/files.ts';
 import { uploadRoutes } from './uploads/routes.ts';
@@ -70,6 +72,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const jobs = crInformer<GenerationJob>(kube, r.jobs, log);
   const uploads = crInformer<Upload>(kube, r.uploads, log);
   jobs.addIndex('account', (j) => [j.spec.account]);
+  uploads.addIndex('account', (u) => [u.spec.account]);
   // Submit answers with an ETA from the model's queue length: counted, not scanned.
   jobs.addIndex('pendingModel', (j) => (phaseOf(j) === 'pending' ? [labelValue(j.spec.model)] : []));
   const watcher = new CatalogWatcher({
@@ -92,12 +95,19 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     cached: (n) => accounts.get(n),
     onBatch: (n) => metrics.ledgerBatch.observe(n),
   });
+  const limits = new RequestLimits({
+    settings: limitSettings(config),
+    jobCache: jobs,
+    uploadCache: uploads,
+    now,
+  });
   const auth = new Authenticator({
     apiKeys: r.apiKeys,
     accounts: r.accounts,
     cachedKey: (n) => keys.get(n),
     cachedAccount: (n) => accounts.get(n),
     now,
+    limit: (principal, req) => limits.check(principal, req),
   });
   const service = new JobService({
     jobs: r.jobs,

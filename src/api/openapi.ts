@@ -208,7 +208,9 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
     for (const [status, schema] of Object.entries(op.responses)) {
       responses[status] = { description: 'OK', content: { 'application/json': { schema: json(schema) } } };
     }
-    for (const status of op.errors) {
+    // Every authenticated call counts against its account's request rate (api/limits): 429.
+    const limited = op.security === 'none' ? [] : [429];
+    for (const status of new Set([...op.errors, ...limited])) {
       responses[String(status)] = {
         description: 'Problem',
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },

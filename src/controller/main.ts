@@ -25,6 +25,7 @@ import { Admission } from './job/admission.ts';
 import { JOB_LABEL, MANAGED_BY } from './job/pod.ts';
 import { JobReconciler } from './job/reconciler.ts';
 import { kindQueue } from './queue.ts';
+import { DEFAULT_UPLOAD_SETTINGS } from './upload/decide.ts';
 import { UploadReconciler, uploadQueueKey } from './upload/reconciler.ts';
 import { pendingRetries, wantsWebhook } from './webhook/decide.ts';
 import { WebhookReconciler } from './webhook/reconciler.ts';
@@ -158,6 +159,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       queueTimeoutMs: config.GENJOBS_QUEUE_TIMEOUT,
       maxAttempts: config.GENJOBS_MAX_ATTEMPTS,
       ttlMs: config.GENJOBS_JOB_TTL,
+      cancelledTtlMs: config.GENJOBS_CANCELLED_JOB_TTL,
       retryBaseMs: config.GENJOBS_RETRY_BASE,
       reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
     },
@@ -193,6 +195,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     events,
     log: log.child({ part: 'uploads' }),
     now,
+    settings: { ...DEFAULT_UPLOAD_SETTINGS, expiredRetentionMs: config.GENJOBS_UPLOAD_EXPIRED_RETENTION },
   });
   const webhookReconciler = new WebhookReconciler({
     jobs: r.jobs,
