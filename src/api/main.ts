@@ -24,6 +24,7 @@ import { limitSettings } from './limits/config.ts';
 import { RequestLimits } from './limits/limits.ts';
 import { listen, type RunningServer } from './server.ts';
 import { withWrappedUploadPuts } from './uploads/files.ts';
+import { isUploadContentType, maxSizeOf } from './uploads/policy.ts';
 import { uploadRoutes } from './uploads/routes.ts';
 import { UploadService } from './uploads/service.ts';
 
@@ -130,6 +131,9 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const blob = createBlob(blobConfigSchema.parse(blobSettings(config)), {
     now,
     logger: log.child({ part: 'blob' }),
+    // An upload over its type's limit (possible with S3's presigned PUT) is never served.
+    readLimit: (_key, info) =>
+      isUploadContentType(info.contentType) ? maxSizeOf(info.contentType) : undefined,
   });
   const uploadService = new UploadService({
     uploads: r.uploads,

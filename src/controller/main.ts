@@ -166,7 +166,9 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     pod: {
       image: config.GENJOBS_WORKER_IMAGE,
       command: config.GENJOBS_WORKER_COMMAND,
-      blobUrl: config.GENJOBS_BLOB_INTERNAL_URL ?? publicFiles,
+      // Workers write outputs (and, with s3, read uploads) through the api's /files, never
+      // the bucket's public URL: it takes no grants.
+      blobUrl: config.GENJOBS_BLOB_INTERNAL_URL ?? `${config.GENJOBS_PUBLIC_URL.replace(/\/$/, '')}/files`,
       blobPublicUrl: publicFiles,
       priorityClassName: config.GENJOBS_WORKER_PRIORITY_CLASS,
       serviceAccountName: config.GENJOBS_WORKER_SERVICE_ACCOUNT,
