@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError, type FieldError } from '../errors.ts';
 import type { Catalog, Variant } from './catalog.ts';
-import { prepareInput } from './input.ts';
+import { createInputCompiler, prepareInput } from './input.ts';
 import { checkInputBounds, MAX_INPUT_BYTES, MAX_INPUT_DEPTH } from './input-limits.ts';
 import { loadDefaultCatalog } from './load.ts';
 import { aModel, aVariant, catalogWith } from './test-fixtures.ts';
@@ -215,5 +215,22 @@ describe('prepareInput: bounds on the input and on the refusal', () => {
     expect(() => checkInputBounds(deep)).not.toThrow();
     expect(() => checkInputBounds({ a: deep })).toThrow(/nested more than 32/);
     expect(() => checkInputBounds({ p: 'x'.repeat(MAX_INPUT_BYTES - 10) })).not.toThrow();
+  });
+});
+
+describe('createInputCompiler: patterns', () => {
+  const schema = (pattern: string) =>
+    ({ type: 'object', properties: { code: { type: 'string', pattern } } }) as unknown as Parameters<
+      ReturnType<typeof createInputCompiler>
+    >[0];
+
+  it('refuses a pattern that can backtrack exponentially, at catalog load', () => {
+    expect(() => createInputCompiler()(schema('^(a+)+$'))).toThrow(/exponential time/);
+  });
+
+  it('compiles and applies a safe pattern', () => {
+    const validate = createInputCompiler()(schema('^[A-Z]{3}-[0-9]+$'));
+    expect(validate({ code: 'ABC-12' })).toBe(true);
+    expect(validate({ code: 'abc' })).toBe(false);
   });
 });

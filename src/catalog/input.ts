@@ -5,6 +5,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
+import isSafeRegex from 'safe-regex2';
 import { AppError, type FieldError } from '../errors.ts';
 import type { Variant } from './catalog.ts';
 import { capFieldErrors, checkInputBounds } from './input-limits.ts';
@@ -12,6 +13,24 @@ import type { InputProperty, InputSchema } from './schema.ts';
 
 // ajv-formats is CommonJS with `exports.default`; under nodenext the default import is the module object.
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
+
+/**
+ * The RegExp engine of input schemas (`pattern`, `patternProperties`): JavaScript's, which
+ * backtracks, so a catalog pattern with nested repetition (`(a+)+$`) could take seconds on
+ * one crafted input. Such patterns are refused when the catalog loads (the catalog is
+ * reported invalid, the last good one stays) rather than run.
+ */
+const safeRegExp = Object.assign(
+  (pattern: string, flags: string) => {
+    if (!isSafeRegex(pattern)) {
+      throw new Error(
+        `pattern ${JSON.stringify(pattern)} may take exponential time (nested or too many repetitions); rewrite it`,
+      );
+    }
+    return new RegExp(pattern, flags);
+  },
+  { code: 'new RegExp' },
+);
 
 /**
  * A compiler for input schemas. Make one per catalog build: ajv keeps every schema it
@@ -30,6 +49,7 @@ export function createInputCompiler(): (schema: InputSchema) => ValidateFunction
     strictRequired: false,
     allowUnionTypes: true,
     logger: false,
+    code: { regExp: safeRegExp },
   });
   addFormats(ajv);
   return (schema) => ajv.compile(schema);
