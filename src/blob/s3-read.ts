@@ -12,11 +12,11 @@ import type { BlobInfo } from './store.ts';
 export type ReadLimit = (key: string, info: BlobInfo) => number | undefined;
 
 /**
- * `GET|HEAD /files/uploads/…` with the s3 store: the bytes of an upload, read from the
- * bucket and streamed, so a worker Pod that reaches only the api (its NetworkPolicy, no
- * bucket credentials) can use an upload's fileUrl as input. Only uploads are served this
- * way: outputs are read from the bucket or CDN, and the api is no free proxy for them.
- * An upload larger than its type allows is deleted and answered 404, never served.
+ * `GET|HEAD /files/<key>` with the s3 store: the object read from the bucket and streamed,
+ * so a worker Pod that reaches only the api (its NetworkPolicy, no bucket credentials) can
+ * use an upload's fileUrl, or an earlier job's output URL, as input: the worker rewrites
+ * the bucket's public URLs to the api's /files. An object the read limit refuses (an upload
+ * larger than its type allows) is deleted and answered 404, never served.
  */
 export async function serveFromS3(
   store: S3BlobStore,
@@ -25,7 +25,6 @@ export async function serveFromS3(
   res: Response,
   limit?: ReadLimit,
 ): Promise<void> {
-  if (!key.startsWith('uploads/')) throw new AppError('NOT_FOUND', 'no such file');
   const range = typeof req.headers.range === 'string' ? req.headers.range : undefined;
   const read = await store.read(key, range);
   if (!read) throw new AppError('NOT_FOUND', 'no such file');

@@ -19,6 +19,8 @@ beforeAll(async () => {
     env: {
       PORT: String(port),
       GENJOBS_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      // As the chart sets it: worker Pods reach the api's Service, not the bucket.
+      GENJOBS_BLOB_INTERNAL_URL: `http://127.0.0.1:${port}/files`,
       GENJOBS_BLOB_TYPE: 's3',
       GENJOBS_S3_BUCKET: bucket,
       GENJOBS_S3_ENDPOINT: moto.endpoint,
