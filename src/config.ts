@@ -112,6 +112,20 @@ export const configSchema = z.object({
   ).prefault('[]'),
   /** Name of the coordination.k8s.io Lease the controller replicas elect a leader with. */
   GENJOBS_LEASE_NAME: z.string().min(1).max(253).default('genjobs-controller'),
+  /**
+   * Leader election timings (client-go's rules): a Lease not seen to change for the lease
+   * duration may be taken; a leader that could not renew within the renew deadline stops
+   * acting. The renew deadline must be shorter than the lease, the retry period shorter still.
+   */
+  GENJOBS_LEASE_DURATION: duration.prefault('15s'),
+  GENJOBS_LEASE_RENEW_DEADLINE: duration.prefault('10s'),
+  GENJOBS_LEASE_RETRY_PERIOD: duration.prefault('2s'),
+  /**
+   * Queued jobs of a model that a valid catalog stops listing wait this long for it to come
+   * back before they fail with MODEL_UNAVAILABLE. (A catalog that is absent or invalid
+   * fails nothing: the last good one stays in service.)
+   */
+  GENJOBS_CATALOG_REMOVAL_GRACE: duration.prefault('10m'),
   /** Controller reconcile workers. */
   GENJOBS_CONTROLLER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Leader election: off only for a single controller replica in dev and tests. */
@@ -148,6 +162,24 @@ export const configSchema = z.object({
   GENJOBS_S3_REGION: z.string().default('us-east-1'),
   GENJOBS_S3_ENDPOINT: z.string().url().optional(),
   GENJOBS_S3_FORCE_PATH_STYLE: bool.prefault(false),
+  // Per-tenant limits (docs/limits.md; chart values under `limits:`). 0 turns one off.
+  /** Requests per second per account in each api process (token bucket), and its burst. */
+  GENJOBS_RATE_LIMIT_RPS: z.coerce.number().nonnegative().default(20),
+  GENJOBS_RATE_LIMIT_BURST: z.coerce.number().int().nonnegative().default(40),
+  /** Unfinished jobs (pending or processing, reserved or not) an account may have at once. */
+  GENJOBS_MAX_LIVE_JOBS: z.coerce.number().int().nonnegative().default(200),
+  /** Live (unexpired) uploads an account may have at once. */
+  GENJOBS_MAX_LIVE_UPLOADS: z.coerce.number().int().nonnegative().default(100),
+  /** Bytes an account's live uploads may hold (an open PUT counts its type's maximum). */
+  GENJOBS_MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(2 * 1024 ** 3),
+  /** A cancelled job's resource is deleted this long after it was cancelled and refunded. */
+  GENJOBS_CANCELLED_JOB_TTL: duration.prefault('5m'),
+  /** An expired Upload's resource is deleted this long after it expired (GET answers `expired` meanwhile). */
+  GENJOBS_UPLOAD_EXPIRED_RETENTION: duration.prefault('15m'),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });
 

@@ -101,6 +101,9 @@ export class BenchNamespace {
       GENJOBS_PLANS: BENCH_PLANS,
       // One controller replica: no Lease renewals in the write counts.
       GENJOBS_LEADER_ELECTION: 'false',
+      // The bench drives the service from a few accounts as fast as it goes: no per-tenant limits.
+      GENJOBS_RATE_LIMIT_RPS: '0',
+      GENJOBS_MAX_LIVE_JOBS: '0',
       GENJOBS_NAMESPACE: this.name,
       BENCH_KUBECONFIG: this.kubeconfig,
       BENCH_NAMESPACE: this.name,

@@ -17,6 +17,11 @@ export interface AuthenticatorOptions {
   now?: () => number;
   /** Direct apiserver look-ups allowed per second for keys the cache has not seen yet. */
   missLookupsPerSecond?: number;
+  /**
+   * Per-account limits, applied once the caller is known (api/limits): throws the refusal
+   * (429) when the request goes over one.
+   */
+  limit?: (principal: Principal, req: Request) => void;
 }
 
 /**
@@ -54,6 +59,7 @@ export class Authenticator {
         throw new AppError('INSUFFICIENT_SCOPE', `this API key lacks the ${scope} scope`);
       }
       locals(res).principal = principal;
+      this.opts.limit?.(principal, req);
       next();
     };
   }
@@ -62,7 +68,11 @@ export class Authenticator {
   optional() {
     return async (req: Request, res: Response, next: NextFunction) => {
       const key = credential(req, 'bearer');
-      if (key !== undefined) locals(res).principal = await this.authenticate(key);
+      if (key !== undefined) {
+        const principal = await this.authenticate(key);
+        locals(res).principal = principal;
+        this.opts.limit?.(principal, req);
+      }
       next();
     };
   }

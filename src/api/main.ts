@@ -20,8 +20,11 @@ import { Authenticator } from './auth.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { JobService } from './jobs/service.ts';
+import { limitSettings } from './limits/config.ts';
+import { RequestLimits } from './limits/limits.ts';
 import { listen, type RunningServer } from './server.ts';
 import { withWrappedUploadPuts } from './uploads/files.ts';
+import { isUploadContentType, maxSizeOf } from './uploads/policy.ts';
 import { uploadRoutes } from './uploads/routes.ts';
 import { UploadService } from './uploads/service.ts';
 
@@ -57,6 +60,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const jobs = crInformer<GenerationJob>(kube, r.jobs, log);
   const uploads = crInformer<Upload>(kube, r.uploads, log);
   jobs.addIndex('account', (j) => [j.spec.account]);
+  uploads.addIndex('account', (u) => [u.spec.account]);
   // Submit answers with an ETA from the model's queue length: counted, not scanned.
   jobs.addIndex('pendingModel', (j) => (phaseOf(j) === 'pending' ? [labelValue(j.spec.model)] : []));
   const watcher = new CatalogWatcher({
@@ -79,12 +83,19 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     cached: (n) => accounts.get(n),
     onBatch: (n) => metrics.ledgerBatch.observe(n),
   });
+  const limits = new RequestLimits({
+    settings: limitSettings(config),
+    jobCache: jobs,
+    uploadCache: uploads,
+    now,
+  });
   const auth = new Authenticator({
     apiKeys: r.apiKeys,
     accounts: r.accounts,
     cachedKey: (n) => keys.get(n),
     cachedAccount: (n) => accounts.get(n),
     now,
+    limit: (principal, req) => limits.check(principal, req),
   });
   const service = new JobService({
     jobs: r.jobs,
@@ -107,6 +118,9 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const blob = createBlob(blobConfigSchema.parse(blobSettings(config)), {
     now,
     logger: log.child({ part: 'blob' }),
+    // An upload over its type's limit (possible with S3's presigned PUT) is never served.
+    readLimit: (_key, info) =>
+      isUploadContentType(info.contentType) ? maxSizeOf(info.contentType) : undefined,
   });
   const uploadService = new UploadService({
     uploads: r.uploads,

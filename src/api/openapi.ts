@@ -309,7 +309,9 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
         ...(status === '200' && op.links ? { links: op.links } : {}),
       };
     }
-    for (const status of op.errors) {
+    // Every authenticated call counts against its account's request rate (api/limits): 429.
+    const limited = op.security === 'none' ? [] : [429];
+    for (const status of new Set([...op.errors, ...limited])) {
       statuses.add(status);
       responses[String(status)] = {
         description: 'Problem',

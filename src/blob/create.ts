@@ -7,6 +7,7 @@ import { FilesystemBlobStore } from './filesystem.ts';
 import { createBlobRouter } from './routes.ts';
 import { S3BlobStore } from './s3.ts';
 import { createS3Client } from './s3-client.ts';
+import type { ReadLimit } from './s3-read.ts';
 import { BlobSigner } from './signing.ts';
 import type { BlobStore } from './store.ts';
 
@@ -16,6 +17,8 @@ export interface BlobDependencies {
   /** An S3 client to use instead of one made from the configuration (tests). */
   s3Client?: S3Client;
   logger?: Logger;
+  /** s3: the largest an upload may be to be served through `/files` (the api's upload policy). */
+  readLimit?: ReadLimit;
 }
 
 /** The configured store, and the `/files` router the api mounts (before any body parser). */
@@ -31,7 +34,7 @@ export function createBlob(config: BlobConfig, deps: BlobDependencies): Blob {
     now: deps.now,
   });
   const store = createStore(config, signer, deps);
-  return { store, router: createBlobRouter({ store, signer }) };
+  return { store, router: createBlobRouter({ store, signer, readLimit: deps.readLimit }) };
 }
 
 function createStore(config: BlobConfig, signer: BlobSigner, deps: BlobDependencies): BlobStore {

@@ -3,6 +3,8 @@ import { AppError } from '../errors.ts';
 import { FilesystemBlobStore } from './filesystem.ts';
 import { isValidKey } from './keys.ts';
 import { isValidMediaType, sameMediaType } from './media-type.ts';
+import { S3BlobStore } from './s3.ts';
+import { type ReadLimit, serveFromS3 } from './s3-read.ts';
 import type { BlobSigner } from './signing.ts';
 import type { BlobStore } from './store.ts';
 
@@ -11,6 +13,8 @@ export interface BlobRouterOptions {
   store: BlobStore;
   /** The signer the store signs with; the router verifies URLs and grants with it. */
   signer: BlobSigner;
+  /** s3: the largest an upload may be to be served (see s3-read.ts). */
+  readLimit?: ReadLimit;
 }
 
 interface Permission {
@@ -24,7 +28,8 @@ interface Permission {
  * - `PUT /files/<key>?expires&contentType&maxSize&signature`: a presigned upload;
  * - `PUT /files/<key>` with `Authorization: Bearer <grant>`: a worker's output under its prefix;
  * - `GET|HEAD /files/<key>`: public reads with ETag, Last-Modified, conditional and range
- *   requests (filesystem store only; with s3 the public URLs point at the bucket or CDN).
+ *   requests (filesystem store; with s3 the public URLs point at the bucket or CDN, and
+ *   only uploads are served here, for worker Pods: s3-read.ts).
  * Errors go to `next(err)` as AppErrors for the shared problem+json middleware.
  */
 export function createBlobRouter(options: BlobRouterOptions): Router {
@@ -42,6 +47,14 @@ export function createBlobRouter(options: BlobRouterOptions): Router {
       options.store instanceof FilesystemBlobStore
     ) {
       get(options.store, req, res, next).catch(next);
+    } else if ((req.method === 'GET' || req.method === 'HEAD') && options.store instanceof S3BlobStore) {
+      const key = keyOf(req);
+      if (key === undefined) next(new AppError('NOT_FOUND', 'no such file'));
+      else
+        serveFromS3(options.store, key, req, res, options.readLimit).catch((error: unknown) => {
+          if (res.headersSent) res.destroy();
+          else next(error);
+        });
     } else {
       next();
     }

@@ -236,4 +236,38 @@ describe.skipIf(!hasMoto)('S3 store against a local S3 server (moto)', () => {
       server.close();
     }
   });
+
+  it('serves objects (whole, a range, HEAD) through the api router, and deletes an oversize upload instead', async () => {
+    const limit = (key: string, info: { contentType: string }) =>
+      key.startsWith('uploads/') && info.contentType === 'image/png' ? 10 : undefined;
+    const app = express().use('/files', createBlobRouter({ store, signer, readLimit: limit }));
+    const server: http.Server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/files`;
+      await store.putStream('uploads/acme/ok', Readable.from([Buffer.from('0123456789')]), 'image/png', {
+        size: 10,
+      });
+      const whole = await fetch(`${base}/uploads/acme/ok`);
+      expect(whole.status).toBe(200);
+      expect(whole.headers.get('content-type')).toBe('image/png');
+      expect(await whole.text()).toBe('0123456789');
+      const part = await fetch(`${base}/uploads/acme/ok`, { headers: { range: 'bytes=2-4' } });
+      expect(part.status).toBe(206);
+      expect(part.headers.get('content-range')).toBe('bytes 2-4/10');
+      expect(await part.text()).toBe('234');
+      const head = await fetch(`${base}/uploads/acme/ok`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe('10');
+      expect((await fetch(`${base}/uploads/acme/missing`)).status).toBe(404);
+      await store.putStream('jobs/j9/out.png', Readable.from([Buffer.from('x')]), 'image/png', { size: 1 });
+      expect(await (await fetch(`${base}/jobs/j9/out.png`)).text()).toBe('x');
+      // Stored past its limit (an S3 presigned PUT cannot stop it): never served, and gone.
+      await store.putStream('uploads/acme/big', Readable.from([Buffer.alloc(11)]), 'image/png', { size: 11 });
+      expect((await fetch(`${base}/uploads/acme/big`)).status).toBe(404);
+      expect(await store.stat('uploads/acme/big')).toBeUndefined();
+    } finally {
+      server.close();
+    }
+  });
 });

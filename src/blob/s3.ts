@@ -7,17 +7,30 @@ import { pipeline } from 'node:stream/promises';
 import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
+  GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
   paginateListObjectsV2,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { AppError } from '../errors.ts';
 import { assertValidKey, assertValidPrefix } from './keys.ts';
 import { assertValidMediaType } from './media-type.ts';
 import { ByteMeter } from './meter.ts';
 import type { BlobSigner } from './signing.ts';
 import type { BlobBody, BlobInfo, BlobStore, PresignPutOptions, PutOptions } from './store.ts';
+
+/** An object opened for reading: its metadata and its bytes (all, or the range asked for). */
+export interface S3Read {
+  /** `size` is the whole object's, also when a range was read. */
+  info: BlobInfo;
+  /** Bytes in `body`. */
+  length: number;
+  /** `bytes a-b/size` when a range was read. */
+  contentRange: string | undefined;
+  body: Readable;
+}
 
 /** Options of {@link S3BlobStore}. */
 export interface S3BlobStoreOptions {
@@ -125,6 +138,37 @@ export class S3BlobStore implements BlobStore {
     } catch (error) {
       if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
         return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Opens the object for reading (the api's `/files` serves uploads from it to worker Pods,
+   * which may not reach the bucket): its metadata and a stream of its bytes, or of the one
+   * byte range asked for; undefined when there is no such object.
+   */
+  async read(key: string, range?: string): Promise<S3Read | undefined> {
+    assertValidKey(key);
+    try {
+      const got = await this.#options.client.send(
+        new GetObjectCommand({ Bucket: this.#options.bucket, Key: key, Range: range }),
+      );
+      return {
+        info: {
+          key,
+          size: Number(/\/(\d+)$/.exec(got.ContentRange ?? '')?.[1] ?? got.ContentLength ?? 0),
+          contentType: got.ContentType ?? 'application/octet-stream',
+          etag: got.ETag,
+          lastModified: got.LastModified ?? new Date(0),
+        },
+        length: got.ContentLength ?? 0,
+        contentRange: got.ContentRange,
+        body: got.Body as Readable,
+      };
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 404) return undefined;
+      if (status === 416) throw new AppError('VALIDATION_ERROR', 'the requested range is not satisfiable');
       throw error;
     }
   }

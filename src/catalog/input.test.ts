@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError, type FieldError } from '../errors.ts';
 import type { Catalog, Variant } from './catalog.ts';
-import { prepareInput } from './input.ts';
+import { createInputCompiler, prepareInput } from './input.ts';
+import { checkInputBounds, MAX_INPUT_BYTES, MAX_INPUT_DEPTH } from './input-limits.ts';
 import { loadDefaultCatalog } from './load.ts';
 import { aModel, aVariant, catalogWith } from './test-fixtures.ts';
 
@@ -176,4 +177,60 @@ describe('prepareInput: hostile field names', () => {
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     },
   );
+});
+
+describe('prepareInput: bounds on the input and on the refusal', () => {
+  it('lists at most 20 field errors, with a summary of bounded length, however many items fail', () => {
+    // 40,000 failing items fit in the body limit; each was once one entry of the answer.
+    const input = { prompt: 'x', image_urls: Array.from({ length: 40_000 }, () => 1) };
+    let error: AppError | undefined;
+    try {
+      prepareInput(variant('edit-image'), input);
+    } catch (e) {
+      error = e as AppError;
+    }
+    expect(error?.code).toBe('INVALID_INPUT');
+    expect(error?.errors?.length).toBe(20);
+    expect(error?.message).toMatch(/and 39981 more/);
+    expect(JSON.stringify({ detail: error?.message, errors: error?.errors }).length).toBeLessThan(6_000);
+  });
+
+  it('refuses input nested deeper than the limit with INVALID_INPUT, not a stack overflow', () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 20_000; i++) deep = { a: deep };
+    expect(failures(variant('text-to-image'), { prompt: 'x', nested: deep })).toEqual([
+      { pointer: '/input', message: 'nested more than 32 levels deep' },
+    ]);
+  });
+
+  it('refuses an input larger than 96 KiB as JSON, which could not reach the worker', () => {
+    expect(failures(variant('text-to-image'), { prompt: 'x'.repeat(100 * 1024) })).toEqual([
+      { pointer: '/input', message: 'larger than 98304 bytes' },
+    ]);
+  });
+
+  it('accepts nesting and size up to the limits', () => {
+    let deep: Record<string, unknown> = { last: true };
+    for (let i = 1; i < MAX_INPUT_DEPTH; i++) deep = { a: deep };
+    expect(() => checkInputBounds(deep)).not.toThrow();
+    expect(() => checkInputBounds({ a: deep })).toThrow(/nested more than 32/);
+    expect(() => checkInputBounds({ p: 'x'.repeat(MAX_INPUT_BYTES - 10) })).not.toThrow();
+  });
+});
+
+describe('createInputCompiler: patterns', () => {
+  const schema = (pattern: string) =>
+    ({ type: 'object', properties: { code: { type: 'string', pattern } } }) as unknown as Parameters<
+      ReturnType<typeof createInputCompiler>
+    >[0];
+
+  it('refuses a pattern that can backtrack exponentially, at catalog load', () => {
+    expect(() => createInputCompiler()(schema('^(a+)+$'))).toThrow(/exponential time/);
+  });
+
+  it('compiles and applies a safe pattern', () => {
+    const validate = createInputCompiler()(schema('^[A-Z]{3}-[0-9]+$'));
+    expect(validate({ code: 'ABC-12' })).toBe(true);
+    expect(validate({ code: 'abc' })).toBe(false);
+  });
 });

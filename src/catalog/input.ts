@@ -5,12 +5,32 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
+import isSafeRegex from 'safe-regex2';
 import { AppError, type FieldError } from '../errors.ts';
 import type { Variant } from './catalog.ts';
+import { capFieldErrors, checkInputBounds } from './input-limits.ts';
 import type { InputProperty, InputSchema } from './schema.ts';
 
 // ajv-formats is CommonJS with `exports.default`; under nodenext the default import is the module object.
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
+
+/**
+ * The RegExp engine of input schemas (`pattern`, `patternProperties`): JavaScript's, which
+ * backtracks, so a catalog pattern with nested repetition (`(a+)+$`) could take seconds on
+ * one crafted input. Such patterns are refused when the catalog loads (the catalog is
+ * reported invalid, the last good one stays) rather than run.
+ */
+const safeRegExp = Object.assign(
+  (pattern: string, flags: string) => {
+    if (!isSafeRegex(pattern)) {
+      throw new Error(
+        `pattern ${JSON.stringify(pattern)} may take exponential time (nested or too many repetitions); rewrite it`,
+      );
+    }
+    return new RegExp(pattern, flags);
+  },
+  { code: 'new RegExp' },
+);
 
 /**
  * A compiler for input schemas. Make one per catalog build: ajv keeps every schema it
@@ -29,6 +49,7 @@ export function createInputCompiler(): (schema: InputSchema) => ValidateFunction
     strictRequired: false,
     allowUnionTypes: true,
     logger: false,
+    code: { regExp: safeRegExp },
   });
   addFormats(ajv);
   return (schema) => ajv.compile(schema);
@@ -42,7 +63,8 @@ export function createInputCompiler(): (schema: InputSchema) => ValidateFunction
  * - a single `image` URL where the schema declares `image_urls` (and no `image`) becomes
  *   `image_urls: [image]`; errors about it still point at `/input/image`.
  * @throws AppError INVALID_INPUT whose `errors` hold one JSON pointer (into the request
- *   body, so under `/input`) per failing field.
+ *   body, so under `/input`) per failing field, the first 20 of them (input-limits.ts), or
+ *   one for an input too deep or too large to run.
  */
 export function prepareInput(
   variant: Pick<Variant, 'inputSchema' | 'validateInput'>,
@@ -53,6 +75,7 @@ export function prepareInput(
       errors: [{ pointer: '/input', message: 'must be an object' }],
     });
   }
+  checkInputBounds(input);
   const data: Record<string, unknown> = structuredClone(input as Record<string, unknown>);
   const properties = variant.inputSchema.properties;
   const aliasable = Object.hasOwn(properties, 'image_urls') && !Object.hasOwn(properties, 'image');
@@ -72,11 +95,9 @@ export function prepareInput(
     if (property) data[field] = coerce(value, property);
   }
   if (variant.validateInput(data)) return data;
-  const errors = toFieldErrors(variant.validateInput.errors ?? [], Object.keys(properties), {
-    aliasable,
-    aliased,
-  });
-  const summary = errors.map((e) => `${e.pointer} ${e.message}`).join('; ');
+  const { errors, summary } = capFieldErrors(
+    toFieldErrors(variant.validateInput.errors ?? [], Object.keys(properties), { aliasable, aliased }),
+  );
   throw new AppError('INVALID_INPUT', `input does not match the model's inputSchema: ${summary}`, { errors });
 }
 

@@ -16,28 +16,62 @@ export interface CatalogWatcherOptions {
   onReload?: (result: 'ok' | 'error', catalog: Catalog | undefined) => void;
   /** Changes arriving within this window are applied together. */
   debounceMs?: number;
+  /**
+   * How long the queued jobs of a model that a valid catalog no longer lists wait (in case it
+   * comes back) before they may fail (default 10 minutes).
+   */
+  removalGraceMs?: number;
+  now?: () => number;
 }
+
+/** How often a job waiting for a catalog that has not loaded yet is looked at again. */
+export const NO_CATALOG_RETRY_MS = 5_000;
 
 /**
  * Keeps the serving catalog in step with the catalog ConfigMaps: every change rebuilds
  * the whole catalog from all of them; a build that fails leaves the last good catalog in
  * service and is reported as a Warning Event on each ConfigMap at fault, a metric and a
  * log line. The swap is a single reference assignment, so a request sees one catalog.
+ *
+ * A catalog that is briefly absent (its ConfigMaps deleted, or emptied, while being
+ * replaced) is not a catalog with no models: the last good one stays in service, so what
+ * is queued is paused at worst, never failed. A model that a valid catalog stops listing
+ * is remembered for a grace ({@link pauseFor}), so its queued jobs wait for it to return.
  */
 export class CatalogWatcher {
   private readonly o: CatalogWatcherOptions;
   private catalog: Catalog | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastProblems = '';
+  /** Models the catalog in service stopped listing, and when (this process's memory only). */
+  private readonly removedAt = new Map<string, number>();
 
   constructor(options: CatalogWatcherOptions) {
     this.o = options;
     options.informer.on(() => this.schedule());
   }
 
-  /** The catalog in service; empty until the first good build. */
+  /** The catalog in service; undefined until the first good build that lists a model. */
   get current(): Catalog | undefined {
     return this.catalog;
+  }
+
+  /**
+   * How long a queued job of a model missing from the catalog should wait before it is
+   * looked at again, or undefined when it may fail now: it waits while no catalog has
+   * loaded yet, and for the rest of the grace after its model was removed.
+   */
+  pauseFor(slug: string): number | undefined {
+    if (!this.catalog) return NO_CATALOG_RETRY_MS;
+    if (this.catalog.variantsBySlug.has(slug)) return undefined;
+    const removed = this.removedAt.get(slug);
+    if (removed === undefined) return undefined;
+    const left = removed + (this.o.removalGraceMs ?? 10 * 60_000) - this.now();
+    return left > 0 ? left : undefined;
+  }
+
+  private now(): number {
+    return this.o.now?.() ?? Date.now();
   }
 
   async start(): Promise<void> {
@@ -78,7 +112,18 @@ export class CatalogWatcher {
         result = healthy;
       }
     }
+    if (result.ok && result.catalog.variants.length === 0) {
+      // No ConfigMap (or none with a model): a catalog being replaced, not a decision to
+      // serve nothing. Failing every queued job for it would be the wrong way round.
+      this.o.onReload?.('error', this.catalog);
+      this.o.log.warn(
+        { configMaps: sources.map((s) => s.name) },
+        `the catalog ConfigMaps list no model; ${this.catalog ? 'the last good catalog stays in service' : 'waiting for one'}`,
+      );
+      return;
+    }
     if (result.ok) {
+      this.noteRemovals(result.catalog);
       this.catalog = result.catalog;
       this.lastProblems = '';
       this.o.log.info(
@@ -99,6 +144,16 @@ export class CatalogWatcher {
       this.lastProblems = fingerprint;
       void this.report(configMaps, result.errors);
     }
+  }
+
+  private noteRemovals(next: Catalog): void {
+    const now = this.now();
+    const grace = this.o.removalGraceMs ?? 10 * 60_000;
+    for (const [slug, at] of this.removedAt) if (now - at > grace) this.removedAt.delete(slug);
+    for (const slug of this.catalog?.variantsBySlug.keys() ?? []) {
+      if (!next.variantsBySlug.has(slug) && !this.removedAt.has(slug)) this.removedAt.set(slug, now);
+    }
+    for (const slug of next.variantsBySlug.keys()) this.removedAt.delete(slug);
   }
 
   private async report(configMaps: ConfigMap[], problems: CatalogProblem[]): Promise<void> {

@@ -26,6 +26,7 @@ import { ModelCredentials } from './job/credentials.ts';
 import { JOB_LABEL, MANAGED_BY } from './job/pod.ts';
 import { JobReconciler } from './job/reconciler.ts';
 import { kindQueue } from './queue.ts';
+import { DEFAULT_UPLOAD_SETTINGS } from './upload/decide.ts';
 import { UploadReconciler, uploadQueueKey } from './upload/reconciler.ts';
 import { pendingRetries, wantsWebhook } from './webhook/decide.ts';
 import { WebhookReconciler } from './webhook/reconciler.ts';
@@ -77,6 +78,14 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   const catalog = new CatalogWatcher({
     informer: configMapInformer(kube, CATALOG_SELECTOR, log.child({ informer: 'catalog' })),
     log: log.child({ part: 'catalog' }),
+    removalGraceMs: config.GENJOBS_CATALOG_REMOVAL_GRACE,
+    now,
+    // Jobs paused for a missing catalog or model look again as soon as it changes.
+    onReload: (result) => {
+      if (result !== 'ok') return;
+      for (const job of jobs.list())
+        if (phaseOf(job) === 'pending') jobQueue.queue.add(job.metadata.name ?? '');
+    },
   });
   const blob = createBlob(blobConfigSchema.parse(blobSettings(config)), {
     now,
@@ -139,6 +148,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     accountCache: accounts,
     ledger,
     catalog: () => catalog.current,
+    catalogPause: (slug) => catalog.pauseFor(slug),
     admission,
     blob: blob.store,
     events,
@@ -151,13 +161,16 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       queueTimeoutMs: config.GENJOBS_QUEUE_TIMEOUT,
       maxAttempts: config.GENJOBS_MAX_ATTEMPTS,
       ttlMs: config.GENJOBS_JOB_TTL,
+      cancelledTtlMs: config.GENJOBS_CANCELLED_JOB_TTL,
       retryBaseMs: config.GENJOBS_RETRY_BASE,
       reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
     },
     pod: {
       image: config.GENJOBS_WORKER_IMAGE,
       command: config.GENJOBS_WORKER_COMMAND,
-      blobUrl: config.GENJOBS_BLOB_INTERNAL_URL ?? publicFiles,
+      // Workers write outputs (and, with s3, read uploads) through the api's /files, never
+      // the bucket's public URL: it takes no grants.
+      blobUrl: config.GENJOBS_BLOB_INTERNAL_URL ?? `${config.GENJOBS_PUBLIC_URL.replace(/\/$/, '')}/files`,
       blobPublicUrl: publicFiles,
       priorityClassName: config.GENJOBS_WORKER_PRIORITY_CLASS,
       serviceAccountName: config.GENJOBS_WORKER_SERVICE_ACCOUNT,
@@ -186,6 +199,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     events,
     log: log.child({ part: 'uploads' }),
     now,
+    settings: { ...DEFAULT_UPLOAD_SETTINGS, expiredRetentionMs: config.GENJOBS_UPLOAD_EXPIRED_RETENTION },
   });
   const webhookReconciler = new WebhookReconciler({
     jobs: r.jobs,
@@ -241,6 +255,9 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     ? new LeaderElector(kube, {
         leaseName: config.GENJOBS_LEASE_NAME,
         identity: `${config.POD_NAME ?? hostname()}-${randomBytes(3).toString('hex')}`,
+        leaseDurationMs: config.GENJOBS_LEASE_DURATION,
+        renewDeadlineMs: config.GENJOBS_LEASE_RENEW_DEADLINE,
+        retryPeriodMs: config.GENJOBS_LEASE_RETRY_PERIOD,
         log,
         onStartedLeading: lead,
         onStoppedLeading: follow,
@@ -268,9 +285,11 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     metrics,
     isLeader: () => leading,
     async stop() {
-      await elector?.stop();
+      // Work in flight drains while the Lease is still held (and renewed); only then is it
+      // released, so a successor never acts beside a predecessor that is still finishing.
       await Promise.all(queues.map(({ queue }) => queue.shutdown()));
       await ledger.flush();
+      await elector?.stop();
       await health.close();
       await Promise.all([...informers.map((i) => i.stop()), catalog.stop()]);
     },

@@ -40,6 +40,8 @@ export async function devMain(): Promise<void> {
     GENJOBS_LEADER_ELECTION: 'false',
     GENJOBS_WEBHOOK_ALLOW_PRIVATE: 'true',
     GENJOBS_WORKER_ALLOW_PRIVATE_INPUTS: 'true',
+    // One developer's one key: a request rate limit would only get in the way of load tests.
+    GENJOBS_RATE_LIMIT_RPS: '0',
     ...process.env,
   });
 

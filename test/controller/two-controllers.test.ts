@@ -41,14 +41,18 @@ it('two controllers running at once never create two Pods for one job, and the f
   const ids = await Promise.all(Array.from({ length: 8 }, submit));
   const done = (id: string) =>
     eventually(async () => (await s.r.jobs.get(id))?.status?.phase === 'completed', 60_000, `job ${id}`);
-  await Promise.all(ids.map(done));
-
-  // The leader stops (releasing its Lease); the other replica carries on with new work.
+  // Under load: the leader stops while those jobs are still queued or running (it drains its
+  // work, then releases the Lease); the other replica takes them over, and new work too.
+  await eventually(async () => (await s.r.jobs.get(ids[0]!))?.status?.phase !== undefined, 30_000, 'started');
   const [leader, follower] = s.controller.isLeader() ? [s.controller, second] : [second, s.controller];
+  const unfinished = (await Promise.all(ids.map((id) => s.r.jobs.get(id)))).filter(
+    (j) => j?.status?.phase !== 'completed',
+  ).length;
+  expect(unfinished).toBeGreaterThan(0);
   await leader.stop();
   await eventually(() => follower.isLeader(), 20_000, 'the follower leads');
   const later = await Promise.all(Array.from({ length: 4 }, submit));
-  await Promise.all(later.map(done));
+  await Promise.all([...ids, ...later].map(done));
 
   await pods.stop();
   for (const id of [...ids, ...later]) expect(created.get(id)).toEqual([`gj-${id}-1`]);

@@ -55,6 +55,8 @@ export async function startTestApi(
     GENJOBS_PUBLIC_URL: `http://127.0.0.1:${port}`,
     GENJOBS_BLOB_DIR: dir,
     GENJOBS_BLOB_SECRET: randomBytes(24).toString('hex'),
+    // Tests poll and submit fast from one account; test/api/limits.test.ts turns it on.
+    GENJOBS_RATE_LIMIT_RPS: '0',
     ...env,
   });
   const api = await startApi({

@@ -155,6 +155,7 @@ seccompProfile:
   value: {{ .Values.webhooks.concurrency | quote }}
 - name: LOG_LEVEL
   value: {{ .Values.logLevel | quote }}
+{{ include "genjobs.limitsEnv" . }}
 - name: GENJOBS_BLOB_TYPE
   value: {{ .Values.blob.type | quote }}
 - name: GENJOBS_BLOB_SECRET

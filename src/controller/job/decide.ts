@@ -22,6 +22,12 @@ export interface DecideSettings {
   queueTimeoutMs: number;
   maxAttempts: number;
   ttlMs: number;
+  /**
+   * A cancelled job is deleted this long after it was cancelled (once refunded): it cost
+   * nothing and produced nothing, so keeping it for `ttlMs` would let a client fill the
+   * cluster with submit-then-cancel for free. Default: `ttlMs`.
+   */
+  cancelledTtlMs?: number;
   /** First retry delay after a lost Pod; doubles per attempt. */
   retryBaseMs: number;
   /** How long a new job may wait for its reservation before it is taken for a failed submit's. */
@@ -113,8 +119,10 @@ export function decide(input: DecideInput): Decision {
     if (pod) actions.push({ kind: 'deletePod', name: pod.name });
     if (input.reserved) actions.push({ kind: 'settle', op: phase === 'completed' ? 'charge' : 'refund' });
     const finishedAt = Date.parse(job.status?.completedAt ?? job.metadata.creationTimestamp ?? '') || now;
-    if (now >= finishedAt + settings.ttlMs) return { actions: [...actions, { kind: 'deleteJob' }] };
-    return { actions, requeueAfterMs: finishedAt + settings.ttlMs - now };
+    const ttl = phase === 'cancelled' ? (settings.cancelledTtlMs ?? settings.ttlMs) : settings.ttlMs;
+    // Not before the refund landed: the reservation names the job until then.
+    if (now >= finishedAt + ttl && !input.reserved) return { actions: [...actions, { kind: 'deleteJob' }] };
+    return { actions, requeueAfterMs: Math.max(1_000, finishedAt + ttl - now) };
   }
 
   const attempts = s.attempts ?? 0;

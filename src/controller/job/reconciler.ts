@@ -26,6 +26,11 @@ export interface JobReconcilerDeps {
   accountCache: Informer<Account>;
   ledger: Ledger;
   catalog: () => Catalog | undefined;
+  /**
+   * For a model missing from the catalog: how long its queued jobs wait before another
+   * look, or undefined when they may fail (catalog/watcher.ts pauseFor).
+   */
+  catalogPause?: (slug: string) => number | undefined;
   admission: Admission;
   blob: BlobStore;
   events: EventRecorder;
@@ -83,6 +88,10 @@ export class JobReconciler {
     // Its first Pod was just created and is not in the cache yet: no status names it until
     // then, and the Pod's event brings the job back (the requeue is a safety net).
     if (waiting && d.admission.starting(job)) return { requeueAfterMs: 1_000 };
+    // A catalog not loaded yet, or a model removed a moment ago, pauses what is queued for
+    // it instead of failing it.
+    const paused = waiting && !runtime ? d.catalogPause?.(job.spec.model) : undefined;
+    if (paused !== undefined) return { requeueAfterMs: paused };
     const reserved = holdsReservation(d.accountCache.get(job.spec.account), jobId);
     if (waiting && !reserved) this.awaitingReservation.add(jobId);
     else this.awaitingReservation.delete(jobId);

@@ -124,3 +124,16 @@ describe('decideUpload', () => {
     expect(needsFile(upload, now)).toBe(want);
   });
 });
+
+describe('decideUpload: an expired Upload does not linger', () => {
+  it('deletes the Upload resource 15 minutes after it expired by default, not a day later', () => {
+    const expired = anUpload({ phase: 'expired', expiredAt: iso(EXPIRES) });
+    expect(decideUpload({ upload: expired, file: undefined, now: EXPIRES + 14 * MIN })).toEqual({
+      actions: [],
+      requeueAfterMs: MIN,
+    });
+    expect(decideUpload({ upload: expired, file: undefined, now: EXPIRES + 15 * MIN }).actions).toEqual([
+      { kind: 'deleteUpload' },
+    ]);
+  });
+});

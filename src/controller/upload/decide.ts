@@ -18,7 +18,7 @@ export interface UploadSettings {
 export const DEFAULT_UPLOAD_SETTINGS: UploadSettings = {
   statIntervalMs: 30_000,
   putGraceMs: 5 * 60_000,
-  expiredRetentionMs: 24 * 3_600_000,
+  expiredRetentionMs: 15 * 60_000,
 };
 
 /** What the uploaded file looks like: its size, or undefined when nothing was uploaded. */
@@ -48,7 +48,7 @@ export function needsFile(upload: Upload, now: number): boolean {
  * The Upload life cycle (spec 3.2) as a pure function. Live (`pending`): the file's size is
  * recorded, and a file over `maxSize` is deleted (an S3 presigned PUT cannot bound the
  * body; the filesystem store refuses it already). At `spec.expiresAt`: the file is deleted,
- * then the Upload marked `expired`. A day later the Upload itself goes. Every wait is a
+ * then the Upload marked `expired`. A short while later (expiredRetentionMs) the Upload itself goes. Every wait is a
  * requeue-after computed from the resource, so a restarted controller picks up where the
  * last one stopped.
  */

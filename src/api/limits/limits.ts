@@ -1,0 +1,108 @@
+import type { Request } from 'express';
+import { AppError } from '../../errors.ts';
+import type { Informer } from '../../k8s/informer.ts';
+import type { GenerationJob, Upload } from '../../k8s/types.ts';
+import type { Principal } from '../request.ts';
+import { isUploadContentType, maxSizeOf } from '../uploads/policy.ts';
+import { TokenBuckets } from './token-bucket.ts';
+import { liveJobs, uploadUsage } from './usage.ts';
+
+/** Per-account limits of one api process; 0 turns a limit off. */
+export interface LimitSettings {
+  /** Requests per second per account (token bucket refill), and the burst it allows. */
+  requestsPerSecond: number;
+  requestBurst: number;
+  /** Unfinished jobs an account may have at once. */
+  maxLiveJobs: number;
+  /** Live (not expired) uploads an account may have at once, and the bytes they may hold. */
+  maxLiveUploads: number;
+  maxUploadBytes: number;
+}
+
+export interface RequestLimitsOptions {
+  settings: LimitSettings;
+  /** Informer caches indexed by `account`. */
+  jobCache: Informer<GenerationJob>;
+  uploadCache: Informer<Upload>;
+  now?: () => number;
+}
+
+/**
+ * Per-account limits on what one tenant may make the service do: a request rate (429
+ * RATE_LIMITED with Retry-After), and caps on the resources it keeps in the cluster at once
+ * (unfinished jobs; live uploads and their bytes), counted from the informer caches so a
+ * check costs no apiserver call. Called by the authenticator once the account is known.
+ *
+ * Rates are per api process: with N replicas an account gets up to N times the rate, which
+ * the chart documents (the limit protects each process; the caps protect the cluster).
+ */
+export class RequestLimits {
+  private readonly o: RequestLimitsOptions;
+  private readonly buckets: TokenBuckets | undefined;
+
+  constructor(options: RequestLimitsOptions) {
+    this.o = options;
+    const s = options.settings;
+    this.buckets =
+      s.requestsPerSecond > 0
+        ? new TokenBuckets({ perSecond: s.requestsPerSecond, burst: Math.max(1, s.requestBurst) })
+        : undefined;
+  }
+
+  private now(): number {
+    return this.o.now?.() ?? Date.now();
+  }
+
+  /** Throws the refusal when the request goes over a limit of the caller's account. */
+  check(principal: Principal, req: Request): void {
+    const account = principal.account.metadata.name ?? '';
+    const now = this.now();
+    const taken = this.buckets?.take(account, now);
+    if (taken && !taken.ok) {
+      throw new AppError('RATE_LIMITED', 'too many requests for this account; slow down', {
+        retryAfterSeconds: Math.max(1, Math.ceil(taken.retryAfterMs / 1000)),
+      });
+    }
+    if (req.method !== 'POST') return;
+    if (req.path === '/v1/jobs/submit') this.checkJobs(account);
+    else if (req.path === '/v1/uploads/presign') this.checkUploads(account, req.body, now);
+  }
+
+  private checkJobs(account: string): void {
+    const cap = this.o.settings.maxLiveJobs;
+    if (cap <= 0) return;
+    const live = liveJobs(this.o.jobCache.byIndex('account', account));
+    if (live >= cap) {
+      throw new AppError(
+        'CONCURRENT_JOBS_EXCEEDED',
+        `the account has ${live} unfinished jobs, the most it may have at once`,
+        { retryAfterSeconds: 30 },
+      );
+    }
+  }
+
+  private checkUploads(account: string, body: unknown, now: number): void {
+    const { maxLiveUploads, maxUploadBytes } = this.o.settings;
+    if (maxLiveUploads <= 0 && maxUploadBytes <= 0) return;
+    const usage = uploadUsage(this.o.uploadCache.byIndex('account', account), now);
+    const retryAfterSeconds = Math.max(1, Math.ceil(((usage.nextReleaseAt ?? now + 60_000) - now) / 1000));
+    if (maxLiveUploads > 0 && usage.count >= maxLiveUploads) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `the account has ${usage.count} live uploads, the most it may have at once`,
+        { retryAfterSeconds },
+      );
+    }
+    // The new upload counts with the largest file its type allows (an unknown type is refused later).
+    const type = (body as { contentType?: unknown } | undefined)?.contentType;
+    const normalized = typeof type === 'string' ? type.trim().toLowerCase() : '';
+    const wanted = isUploadContentType(normalized) ? maxSizeOf(normalized) : 0;
+    if (maxUploadBytes > 0 && usage.bytes + wanted > maxUploadBytes) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `the account's live uploads may hold ${usage.bytes} bytes; another ${wanted} would pass its quota of ${maxUploadBytes}`,
+        { retryAfterSeconds },
+      );
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { type GenerationJob, isTerminal, type Upload } from '../../k8s/types.ts';
+import { putClosesAt } from '../uploads/policy.ts';
+
+/** What an account holds in the cluster right now, as far as per-account caps count it. */
+export interface UploadUsage {
+  /** Uploads not expired yet. */
+  count: number;
+  /**
+   * Bytes they may take: the file's size once its PUT address has closed; the largest file
+   * allowed (maxSize) while it is open, since the file may arrive at any moment.
+   */
+  bytes: number;
+  /** When the earliest of them stops counting fully (its PUT closes, or it expires), ms. */
+  nextReleaseAt: number | undefined;
+}
+
+/** Unfinished jobs (pending or processing), whatever their reservation: each is a live resource. */
+export function liveJobs(jobs: readonly GenerationJob[]): number {
+  let n = 0;
+  for (const j of jobs) if (!isTerminal(j.status?.phase)) n++;
+  return n;
+}
+
+/** The live uploads of one account and the bytes they may hold. */
+export function uploadUsage(uploads: readonly Upload[], now: number): UploadUsage {
+  let count = 0;
+  let bytes = 0;
+  let nextReleaseAt: number | undefined;
+  for (const u of uploads) {
+    const expiresAt = Date.parse(u.spec.expiresAt);
+    if (u.status?.phase === 'expired' || !(now < expiresAt)) continue;
+    count++;
+    const closesAt = putClosesAt(u);
+    const open = now < closesAt;
+    bytes += open ? Math.max(u.spec.maxSize, u.status?.size ?? 0) : (u.status?.size ?? 0);
+    const release = open ? closesAt : expiresAt;
+    if (nextReleaseAt === undefined || release < nextReleaseAt) nextReleaseAt = release;
+  }
+  return { count, bytes, nextReleaseAt };
+}
