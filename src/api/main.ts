@@ -1,3 +1,5 @@
+import { openArchive } from '../archive/open.ts';
+import type { ArchiveStore } from '../archive/store.ts';
 import { blobConfigSchema } from '../blob/config.ts';
 import { type Blob, createBlob } from '../blob/create.ts';
 import type { Catalog } from '../catalog/index.ts';
@@ -31,6 +33,8 @@ export interface ApiDependencies {
   log: Logger;
   metrics?: Metrics;
   now?: () => number;
+  /** The job history; default: the one GENJOBS_ARCHIVE names (none when off), which stop() closes. */
+  archive?: ArchiveStore;
 }
 
 export interface RunningApi extends RunningServer {
@@ -99,7 +103,9 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     cachedAccount: (n) => accounts.get(n),
     now,
   });
+  const archive = deps.archive ?? (await openArchive(config, log));
   const service = new JobService({
+    archive,
     jobs: r.jobs,
     jobCache: jobs,
     ledger,
@@ -148,6 +154,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     async stop() {
       await server.close();
       await Promise.all([...informers.map((i) => i.stop()), watcher.stop()]);
+      if (!deps.archive) await archive?.close();
     },
   };
 }

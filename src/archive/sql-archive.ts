@@ -18,7 +18,9 @@ export class SqlArchive implements ArchiveStore {
     this.sql = sql;
   }
 
-  async upsertJobs(jobs: readonly GenerationJob[]): Promise<void> {
+  async upsertJobs(all: readonly GenerationJob[]): Promise<void> {
+    // One row may be written once per statement: the last version of a name wins.
+    const jobs = [...new Map(all.map((j) => [j.metadata.name, j])).values()];
     for (let i = 0; i < jobs.length; i += INSERT_CHUNK) {
       const chunk = jobs.slice(i, i + INSERT_CHUNK);
       const params: unknown[] = [];
@@ -46,7 +48,8 @@ export class SqlArchive implements ArchiveStore {
     }
   }
 
-  async upsertUploads(uploads: readonly Upload[]): Promise<void> {
+  async upsertUploads(all: readonly Upload[]): Promise<void> {
+    const uploads = [...new Map(all.map((u) => [u.metadata.name, u])).values()];
     for (let i = 0; i < uploads.length; i += INSERT_CHUNK) {
       const params: unknown[] = [];
       const values = uploads.slice(i, i + INSERT_CHUNK).map((u) => {

@@ -9,7 +9,8 @@ export interface ListQuery {
   cursor?: string;
 }
 
-type Key = readonly [createdAt: string, name: string];
+/** Where a page starts: the (creationTimestamp, name) of the last job shown. */
+export type Key = readonly [createdAt: string, name: string];
 
 const newestFirst = (a: Key, b: Key) =>
   a[0] !== b[0] ? (a[0] < b[0] ? 1 : -1) : a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0;
@@ -17,10 +18,18 @@ const newestFirst = (a: Key, b: Key) =>
 /**
  * One page of jobs, newest first by (creationTimestamp, name). The cursor is the key of
  * the last job shown, so jobs created meanwhile (all newer) never shift the pages that
- * follow, and a job is never shown twice.
+ * follow, and a job is never shown twice. `archived` are the archive's next jobs after the
+ * cursor (at least a page and one of them): a job keeps its key when it moves from live to
+ * archived, and one found in both (the move in progress) is shown once.
  */
-export function listPage(jobs: readonly GenerationJob[], q: ListQuery) {
+export function listPage(
+  live: readonly GenerationJob[],
+  q: ListQuery,
+  archived: readonly GenerationJob[] = [],
+) {
   const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+  const names = new Set(live.map((j) => j.metadata.name));
+  const jobs = archived.length ? [...live, ...archived.filter((j) => !names.has(j.metadata.name))] : live;
   const matching = jobs
     .filter((j) => (!q.status || phaseOf(j) === q.status) && (!q.model || j.spec.model === q.model))
     .map((j) => ({ j, key: [j.metadata.creationTimestamp ?? '', j.metadata.name ?? ''] as const }))
@@ -35,7 +44,8 @@ export function listPage(jobs: readonly GenerationJob[], q: ListQuery) {
   };
 }
 
-function decodeCursor(cursor: string): Key {
+/** The key a cursor of {@link listPage} stands for; VALIDATION_ERROR for one it did not issue. */
+export function decodeCursor(cursor: string): Key {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string'))

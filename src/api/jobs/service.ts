@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { ArchiveStore } from '../../archive/store.ts';
 import {
   type Catalog,
   prepareInput,
@@ -19,6 +20,7 @@ import type { Ledger } from '../../ledger/ledger.ts';
 import type { LedgerResult } from '../../ledger/ops.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import type { Principal } from '../request.ts';
+import { JobHistory } from './history.ts';
 import { type ListQuery, listPage } from './list.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
 
@@ -34,6 +36,8 @@ export interface JobServiceOptions {
   now?: () => number;
   onSubmitted?: (model: string, costMicroCents: number) => void;
   onCancelled?: (model: string, refundedMicroCents: number) => void;
+  /** The job history: finished jobs no longer live are read from it (none: no history). */
+  archive?: ArchiveStore;
 }
 
 export interface SubmitCommand {
@@ -56,10 +60,12 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 export class JobService {
   private readonly o: JobServiceOptions;
   private readonly eta: DurationEstimator;
+  private readonly history: JobHistory;
 
   constructor(options: JobServiceOptions) {
     this.o = options;
     this.eta = options.eta ?? new DurationEstimator();
+    this.history = new JobHistory(options.archive);
   }
 
   private now(): number {
@@ -92,7 +98,10 @@ export class JobService {
     let jobId: string = randomUUID();
     if (cmd.idempotencyKey !== undefined) {
       jobId = uuidFrom(sha256(`${accountName}\n${cmd.idempotencyKey}`));
-      const existing = this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId));
+      // Cache, apiserver, then the archive: the archiver upserts before it deletes, so a
+      // key's job is always in one of them within the window, and never submitted twice.
+      const existing =
+        this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId)) ?? (await this.history.exists(jobId));
       if (existing) {
         const replay = this.replay(existing, accountName, bodyHash);
         if (replay) return replay;
@@ -218,9 +227,14 @@ export class JobService {
     };
   }
 
-  /** The job, if the caller's account owns it. Reads the cache, then the apiserver (read your own write). */
+  /**
+   * The job, if the caller's account owns it. Reads the cache, then the apiserver (read your
+   * own write), then the archive (in this order: a job leaves the apiserver only once archived).
+   */
   async get(principal: Principal, jobId: string): Promise<GenerationJob> {
-    const job = this.o.jobCache.get(jobId) ?? (validName(jobId) ? await this.o.jobs.get(jobId) : undefined);
+    const job =
+      this.o.jobCache.get(jobId) ??
+      (validName(jobId) ? ((await this.o.jobs.get(jobId)) ?? (await this.history.get(jobId))) : undefined);
     if (!job) throw new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
     if (job.spec.account !== principal.account.metadata.name) {
       throw new AppError('UNAUTHORIZED_ACCESS', `this API key has no access to job ${jobId}`);
@@ -266,9 +280,13 @@ export class JobService {
     return { jobId, status: 'cancelled' as const, refundedMicroCents: job.spec.costMicroCents };
   }
 
-  /** The account's jobs, newest first, a page at a time. */
-  list(principal: Principal, q: ListQuery) {
-    return listPage(this.o.jobCache.byIndex('account', principal.account.metadata.name ?? ''), q);
+  /** The account's jobs, live and archived, newest first, a page at a time. */
+  async list(principal: Principal, q: ListQuery) {
+    const account = principal.account.metadata.name ?? '';
+    // Live first, then the archive: a job archived and deleted between the two reads is then
+    // in the second (it was upserted before the delete), never in neither.
+    const live = this.o.jobCache.byIndex('account', account);
+    return listPage(live, q, await this.history.page(account, q));
   }
 
   /** Feeds observed run times of finished jobs into the completion estimate. */
