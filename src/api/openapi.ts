@@ -83,7 +83,8 @@ const operations: Operation[] = [
     scope: 'check_status',
     query: JobListQuery,
     responses: { 200: JobList },
-    errors: [400, ...AUTH],
+    // 503: the job history (archive) cannot answer.
+    errors: [400, ...AUTH, 503],
   },
   {
     method: 'get',
@@ -92,7 +93,7 @@ const operations: Operation[] = [
     security: 'bearer',
     scope: 'check_status',
     responses: { 200: JobRecord },
-    errors: [...AUTH, 404],
+    errors: [...AUTH, 404, 503],
   },
   {
     method: 'post',
@@ -101,7 +102,7 @@ const operations: Operation[] = [
     security: 'bearer',
     scope: 'submit_job',
     responses: { 200: CancelResult },
-    errors: [...AUTH, 404, 409],
+    errors: [...AUTH, 404, 409, 503],
   },
   {
     method: 'get',

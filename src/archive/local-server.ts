@@ -74,6 +74,7 @@ export class LocalPostgres {
 
   /** Starts the server (again, after {@link pause}) and waits until it accepts connections. */
   async resume(): Promise<void> {
+    if (this.proc) return;
     const [cmd, args] = this.as(join(this.bin, 'postgres'), [
       '-D',
       join(this.dir, 'data'),
