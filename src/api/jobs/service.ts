@@ -228,18 +228,33 @@ export class JobService {
   }
 
   /**
-   * The job, if the caller's account owns it. Reads the cache, then the apiserver (read your
-   * own write), then the archive (in this order: a job leaves the apiserver only once archived).
+   * The job, if the caller's account owns it: from the cache, else the archive, else the
+   * apiserver (read your own write: a job created a moment ago may not be cached yet).
    */
   async get(principal: Principal, jobId: string): Promise<GenerationJob> {
-    const job =
-      this.o.jobCache.get(jobId) ??
-      (validName(jobId) ? ((await this.o.jobs.get(jobId)) ?? (await this.history.get(jobId))) : undefined);
+    const job = this.o.jobCache.get(jobId) ?? (validName(jobId) ? await this.uncached(jobId) : undefined);
     if (!job) throw new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
     if (job.spec.account !== principal.account.metadata.name) {
       throw new AppError('UNAUTHORIZED_ACCESS', `this API key has no access to job ${jobId}`);
     }
     return job;
+  }
+
+  /**
+   * A job the cache does not show. The archive first, so reading history costs no apiserver
+   * call: a job missing from the cache is either new (not archived for minutes yet) or
+   * deleted, and the archiver deletes only what it archived. An archive that cannot answer
+   * does not hide a live job: the apiserver decides, and only a job it lacks is a 503.
+   */
+  private async uncached(jobId: string): Promise<GenerationJob | undefined> {
+    const archived = await this.history.get(jobId).then(
+      (job) => ({ job }),
+      (err: unknown) => ({ job: undefined, err }),
+    );
+    if (archived.job) return archived.job;
+    const live = await this.o.jobs.get(jobId);
+    if (!live && 'err' in archived) throw archived.err;
+    return live;
   }
 
   async cancel(principal: Principal, jobId: string) {

@@ -1,0 +1,221 @@
+/**
+ * The `archive` scenario (issue 14): the job history in PostgreSQL. Archived rows are
+ * bulk-inserted straight into a real PostgreSQL server (the shape the archiver writes),
+ * then the api and the controller run over the same live jobs twice, with the archive
+ * off and on, so their memory compares side by side; etcd must hold the live jobs only,
+ * and reads of archived jobs (GET, a 50-job list page) are timed through the api.
+ */
+import { randomUUID } from 'node:crypto';
+import { Archive } from '../../src/archive/archive.ts';
+import { LocalPostgres } from '../../src/archive/local-server.ts';
+import { postgresClient } from '../../src/archive/postgres.ts';
+import { labelValue } from '../../src/jobs/labels.ts';
+import { resources } from '../../src/k8s/resources.ts';
+import { API_VERSION, type GenerationJob } from '../../src/k8s/types.ts';
+import { INSTANT_MODEL, PAUSED_MODEL } from '../harness/catalogs.ts';
+import { type BenchContext, BenchNamespace } from '../harness/context.ts';
+import { pooledKube } from '../harness/pooled.ts';
+import { onCleanup } from '../harness/procs.ts';
+import { closedLoop, type LoadResult, round } from '../harness/stats.ts';
+
+export interface ArchiveResult {
+  archivedRows: number;
+  liveJobs: number;
+  /** Rows/s of the bulk load (one INSERT … SELECT) and of the archiver's own upserts (batches of 200). */
+  bulkRowsPerSecond: number;
+  upsertRowsPerSecond: number;
+  /** Table and index bytes per archived job. */
+  bytesPerJob: number;
+  /** GenerationJobs in etcd once both runs are done: the live ones only. */
+  etcdJobs: number;
+  rss: { liveOnly: { api: number; controller: number }; withArchive: { api: number; controller: number } };
+  apiRssRatio: number;
+  controllerRssRatio: number;
+  getArchived: LoadResult;
+  listPage: LoadResult;
+}
+
+const ACCOUNTS = 200;
+
+export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult> {
+  // Quick mode scales the history down: a million rows takes minutes on two shared cores.
+  const rows = ctx.quick ? 50_000 : 1_000_000;
+  const live = ctx.quick ? 500 : 2_000;
+  const pg = await LocalPostgres.start();
+  const done = onCleanup('postgres', () => pg.stop());
+  const archive = new Archive(postgresClient({ connectionString: pg.url }));
+  try {
+    await archive.ready();
+    const ns = await BenchNamespace.create(ctx, 'bench-archive');
+    await ns.installBenchCatalog();
+    const key = await ns.account('acct-0');
+
+    ctx.progress(`archive: bulk-inserting ${rows} archived jobs`);
+    const sql = postgresClient({ connectionString: pg.url });
+    const template = JSON.stringify(archivedJob('@ID@', 'acct-@ACCT@', '@CREATED@'));
+    let t = performance.now();
+    await sql.query(
+      `INSERT INTO genjobs_jobs (id, account, model, status, created_at, finished_at, resource)
+       SELECT id, 'acct-' || (i % ${ACCOUNTS}), $2, 'completed', created, created::timestamptz + interval '31 seconds',
+              replace(replace(replace($1, '@ID@', id), '@ACCT@', (i % ${ACCOUNTS})::text), '@CREATED@', created)::json
+       FROM (SELECT i, md5(i::text)::uuid::text AS id,
+                    to_char(timestamptz '2026-10-01 00:00:00+00' + i * interval '2 seconds', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created
+             FROM generate_series(1, $3::int) AS i) AS g`,
+      [template, INSTANT_MODEL, rows],
+    );
+    const bulkRowsPerSecond = rows / ((performance.now() - t) / 1000);
+    await sql.query('ANALYZE genjobs_jobs');
+    const [size] = await sql.query<{ bytes: string }>(
+      "SELECT pg_total_relation_size('genjobs_jobs') AS bytes",
+    );
+    await sql.close();
+
+    ctx.progress('archive: the archiver path (upserts in batches of 200)');
+    const upserts = ctx.quick ? 4_000 : 20_000;
+    t = performance.now();
+    for (let i = 0; i < upserts; i += 200) {
+      await archive.upsertJobs(
+        Array.from({ length: 200 }, (_, k) =>
+          archivedJob(randomUUID(), `acct-${(i + k) % ACCOUNTS}`, '2026-09-01T00:00:00Z'),
+        ),
+      );
+    }
+    const upsertRowsPerSecond = upserts / ((performance.now() - t) / 1000);
+
+    ctx.progress(`archive: ${live} live jobs`);
+    const r = resources(pooledKube(ns.kubeconfig, ns.name));
+    await closedLoop(64, live, async (i) => {
+      const account = `acct-${i % ACCOUNTS}`;
+      // Live: waiting on the paused variant, never finished, never archived.
+      await r.jobs.create({
+        metadata: {
+          name: randomUUID(),
+          labels: { 'genjobs.io/account': account, 'genjobs.io/model': labelValue(PAUSED_MODEL) },
+        },
+        spec: {
+          account,
+          model: PAUSED_MODEL,
+          version: 'v1.0',
+          input: { prompt: `a lighthouse, take ${i}` },
+          costMicroCents: 134000,
+        },
+      });
+    });
+
+    const measure = async (env: NodeJS.ProcessEnv) => {
+      const controller = await ns.startController(env);
+      const { proc: api, client } = await ns.startApi(env);
+      try {
+        await new Promise((res) => setTimeout(res, 3_000));
+        const [c, a] = [await controller.memory(), await api.memory()];
+        return {
+          api: a.vmRss,
+          controller: c.vmRss,
+          client,
+          stop: async () => {
+            client.close();
+            await api.stop();
+            await controller.stop();
+          },
+        };
+      } catch (err) {
+        client.close();
+        await api.stop();
+        await controller.stop();
+        throw err;
+      }
+    };
+    ctx.progress('archive: api and controller, archive off');
+    const off = await measure({ GENJOBS_ARCHIVE: 'off' });
+    await off.stop();
+    ctx.progress('archive: api and controller, archive on');
+    const on = await measure({ GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: pg.url });
+    try {
+      const archived = await archive.listJobs({ account: 'acct-0', limit: 2_000 });
+      const get = await closedLoop(16, ctx.quick ? 2_000 : 20_000, async (i) => {
+        const id = archived[i % archived.length]!.metadata.name;
+        const res = await on.client.call('GET', `/v1/jobs/${id}`, { key });
+        if (res.status !== 200) throw new Error(`GET ${id}: ${res.status} ${res.body}`);
+      });
+      // Pages deep in the history: the cursor of a job a few hundred rows in.
+      const cursors = archived
+        .slice(0, 1_000)
+        .map((j) =>
+          Buffer.from(JSON.stringify([j.metadata.creationTimestamp, j.metadata.name])).toString('base64url'),
+        );
+      const list = await closedLoop(16, ctx.quick ? 1_000 : 10_000, async (i) => {
+        const res = await on.client.call('GET', `/v1/jobs?limit=50&cursor=${cursors[i % cursors.length]}`, {
+          key,
+        });
+        if (res.status !== 200 || (JSON.parse(res.body) as { jobs: unknown[] }).jobs.length !== 50)
+          throw new Error(`list: ${res.status} ${res.body.slice(0, 200)}`);
+      });
+      const etcdJobs = (await r.jobs.list()).items.length;
+      const { jobs: archivedRows } = await archive.count();
+      return {
+        archivedRows,
+        liveJobs: live,
+        bulkRowsPerSecond: round(bulkRowsPerSecond, 0),
+        upsertRowsPerSecond: round(upsertRowsPerSecond, 0),
+        bytesPerJob: round(Number(size?.bytes ?? 0) / rows, 0),
+        etcdJobs,
+        rss: {
+          liveOnly: { api: off.api, controller: off.controller },
+          withArchive: { api: on.api, controller: on.controller },
+        },
+        apiRssRatio: round(on.api / off.api, 3),
+        controllerRssRatio: round(on.controller / off.controller, 3),
+        getArchived: get,
+        listPage: list,
+      };
+    } finally {
+      await on.stop();
+    }
+  } finally {
+    await archive.close();
+    await pg.stop();
+    done();
+  }
+}
+
+/** An archived job as the archiver stores it: a finished resource without managedFields. */
+function archivedJob(id: string, account: string, created: string): GenerationJob {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'GenerationJob',
+    metadata: {
+      name: id,
+      namespace: 'bench-archive',
+      uid: id,
+      resourceVersion: '1',
+      creationTimestamp: created,
+      labels: { 'genjobs.io/account': account, 'genjobs.io/model': labelValue(INSTANT_MODEL) },
+    },
+    spec: {
+      account,
+      model: INSTANT_MODEL,
+      version: 'v1.0',
+      input: { prompt: 'a lighthouse at dusk', resolution: '1k', aspect_ratio: '1:1' },
+      costMicroCents: 134000,
+      requestId: id,
+    },
+    status: {
+      phase: 'completed',
+      progress: 100,
+      startedAt: created,
+      completedAt: created,
+      attempts: 1,
+      outputs: [{ url: `http://127.0.0.1:8080/files/jobs/${id}/output-0.png`, type: 'image' }],
+      conditions: [
+        {
+          type: 'Finished',
+          status: 'True',
+          reason: 'Completed',
+          message: 'the job produced its outputs',
+          lastTransitionTime: created,
+          observedGeneration: 1,
+        },
+      ],
+    },
+  };
+}
