@@ -3,8 +3,7 @@ import type { SqlClient } from './sql-client.ts';
 
 /**
  * PostgreSQL compiled to WebAssembly, inside this process, its data in `dataDir` (memory
- * when undefined): the dev mode's archive, nothing to install. One connection, so a
- * session is simply the client itself.
+ * when undefined): the dev mode's archive, nothing to install.
  */
 export async function pgliteClient(dataDir?: string): Promise<SqlClient> {
   const db = await PGlite.create(dataDir);
@@ -13,10 +12,17 @@ export async function pgliteClient(dataDir?: string): Promise<SqlClient> {
   const exec = async (script: string) => {
     await db.exec(script);
   };
+  // One connection: a session-level advisory lock does not exclude this process's other
+  // sessions (the lock is re-entrant), so sessions take turns here instead.
+  let turn: Promise<unknown> = Promise.resolve();
   return {
     query,
     exec,
-    session: (fn) => fn({ query, exec }),
+    session: (fn) => {
+      const run = turn.then(() => fn({ query, exec }));
+      turn = run.catch(() => {});
+      return run;
+    },
     close: () => db.close(),
   };
 }

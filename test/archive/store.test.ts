@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from '../../src/archive/migrations.ts';
 import { pgliteClient } from '../../src/archive/pglite.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
+import type { SqlClient } from '../../src/archive/sql-client.ts';
 import { ArchiveUnavailableError } from '../../src/archive/store.ts';
 import { jobRecord } from '../../src/jobs/record.ts';
 import { at, finishedJob } from './fixtures.ts';
@@ -73,12 +74,16 @@ for (const make of [pglite, postgres]) {
     });
 
     it('migrations run once however many replicas start together', async () => {
-      const archive = await flavour.open();
-      await archive.ready();
-      // The archive is migrated already; more runs at once find nothing to do.
-      const sql = flavour.server
-        ? postgresClient({ connectionString: flavour.server.url.replace(/\/postgres$/, '/t4') })
-        : await pgliteClient();
+      // A database nobody migrated yet.
+      let sql: SqlClient;
+      if (flavour.server) {
+        const admin = postgresClient({ connectionString: flavour.server.url });
+        await admin.query('CREATE DATABASE migrations_race');
+        await admin.close();
+        sql = postgresClient({
+          connectionString: flavour.server.url.replace(/\/postgres$/, '/migrations_race'),
+        });
+      } else sql = await pgliteClient();
       try {
         const runs = await Promise.all([migrate(sql), migrate(sql), migrate(sql)]);
         expect(runs.flat().sort()).toEqual(MIGRATIONS.map((_, i) => i + 1));
@@ -86,6 +91,7 @@ for (const make of [pglite, postgres]) {
           'SELECT count(*)::int AS n FROM genjobs_schema_migrations',
         );
         expect(rows[0]?.n).toBe(MIGRATIONS.length);
+        expect(await migrate(sql)).toEqual([]);
       } finally {
         await sql.close();
       }
