@@ -9,6 +9,8 @@ import {
   type ExpiredRow,
 } from './store.ts';
 
+const RETRY_MIGRATION_MS = 1_000;
+
 /**
  * The archive as the processes use it: the schema is brought up to date before the first
  * use (not at start: a process must start and run jobs while PostgreSQL is down), a failed
@@ -25,12 +27,18 @@ export class Archive implements ArchiveStore {
     this.store = new SqlArchive(sql);
   }
 
-  /** Runs pending migrations now; rejects with ArchiveUnavailableError when it cannot. */
+  /**
+   * Runs pending migrations now; rejects with ArchiveUnavailableError when it cannot. A
+   * failure is answered again for a second without another attempt, so thousands of
+   * finished jobs retrying against a down server do not each open a connection.
+   */
   ready(): Promise<void> {
     this.migrated ??= migrate(this.sql).then(
       () => undefined,
       (err) => {
-        this.migrated = undefined;
+        setTimeout(() => {
+          this.migrated = undefined;
+        }, RETRY_MIGRATION_MS).unref();
         throw new ArchiveUnavailableError(err);
       },
     );
