@@ -54,6 +54,13 @@ export const VARIANTS: Record<string, object> = {
     jobs: { ttl: '3d' },
     logLevel: 'debug',
   },
+  'archive on an existing PostgreSQL with TLS': {
+    archive: {
+      postgres: { bundled: false, existingSecret: 'genjobs-pg', tls: { caSecret: 'genjobs-pg-ca' } },
+    },
+    jobs: { keepFinished: '5m', retention: '90d' },
+  },
+  'archive off': { archive: { enabled: false }, jobs: { ttl: '1d' } },
 };
 
 /** Values that break values.schema.json, with what helm's message says (mostly the path, `at '/x'`). */
@@ -100,4 +107,9 @@ export const BAD_VALUES: Array<{ what: string; values: object; mentions: string 
     mentions: "at '/controller/replicas'",
   },
   { what: 'a port out of range', values: { controller: { port: 70000 } }, mentions: "at '/controller/port'" },
+  {
+    what: 'an archive with neither the bundled PostgreSQL nor a Secret',
+    values: { archive: { postgres: { bundled: false } } },
+    mentions: "at '/archive/postgres/existingSecret'",
+  },
 ];
