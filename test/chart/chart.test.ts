@@ -336,6 +336,7 @@ describe('optional parts', () => {
       'GenjobsWebhookFailures',
       'GenjobsControllerNotLeading',
       'GenjobsCatalogReloadFailing',
+      'GenjobsArchiveLagging',
     ]);
     const dashboard = find(objects, 'ConfigMap', 'genjobs-dashboard');
     expect(dashboard.metadata.labels.grafana_dashboard).toBe('1');
