@@ -64,7 +64,7 @@ describe('a finished job moves from etcd to the archive', () => {
     for (const [i, name] of names.entries()) {
       const created = await s.r.jobs.create({
         metadata: { name, labels: { 'genjobs.io/account': 'lister' } },
-        spec: { account: 'lister', model: IMAGE, version: 'v1', input: { prompt: 'x' }, costMicroCents: 0 },
+        spec: { account: 'lister', model: IMAGE, version: 'v1.0', input: { prompt: 'x' }, costMicroCents: 0 },
       } as never);
       await s.r.jobs.updateStatus({
         ...created,
