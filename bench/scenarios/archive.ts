@@ -51,18 +51,34 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
     const key = await ns.account('acct-0');
 
     ctx.progress(`archive: bulk-inserting ${rows} archived jobs`);
-    const sql = postgresClient({ connectionString: pg.url });
+    // A bulk load takes minutes on a loaded machine: no query timeout here.
+    const sql = postgresClient({ connectionString: pg.url, timeoutMs: 3_600_000 });
     const template = JSON.stringify(archivedJob('@ID@', 'acct-@ACCT@', '@CREATED@'));
+    // Spread over the last 29 days: inside the default retention, which the controller
+    // applies while the scenario runs.
+    const oldest = Date.now() - 29 * 86_400_000;
+    const step = Math.floor((28 * 86_400_000) / rows);
     let t = performance.now();
-    await sql.query(
-      `INSERT INTO genjobs_jobs (id, account, model, status, created_at, finished_at, resource)
-       SELECT id, 'acct-' || (i % ${ACCOUNTS}), $2, 'completed', created, created::timestamptz + interval '31 seconds',
-              replace(replace(replace($1, '@ID@', id), '@ACCT@', (i % ${ACCOUNTS})::text), '@CREATED@', created)::json
-       FROM (SELECT i, md5(i::text)::uuid::text AS id,
-                    to_char(timestamptz '2026-10-01 00:00:00+00' + i * interval '2 seconds', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created
-             FROM generate_series(1, $3::int) AS i) AS g`,
-      [template, INSTANT_MODEL, rows],
-    );
+    const chunk = 100_000;
+    for (let from = 1; from <= rows; from += chunk) {
+      await sql.query(
+        `INSERT INTO genjobs_jobs (id, account, model, status, created_at, finished_at, resource)
+         SELECT id, 'acct-' || (i % ${ACCOUNTS}), $2, 'completed', created, created::timestamptz + interval '31 seconds',
+                replace(replace(replace($1, '@ID@', id), '@ACCT@', (i % ${ACCOUNTS})::text), '@CREATED@', created)::json
+         FROM (SELECT i, md5(i::text)::uuid::text AS id,
+                      to_char(($5::timestamptz + i * ($6::text || ' milliseconds')::interval) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created
+               FROM generate_series($3::int, $4::int) AS i) AS g`,
+        [
+          template,
+          INSTANT_MODEL,
+          from,
+          Math.min(rows, from + chunk - 1),
+          new Date(oldest).toISOString(),
+          step,
+        ],
+      );
+      if (rows > chunk) ctx.progress(`archive: ${Math.min(rows, from + chunk - 1)} rows`);
+    }
     const bulkRowsPerSecond = rows / ((performance.now() - t) / 1000);
     await sql.query('ANALYZE genjobs_jobs');
     const [size] = await sql.query<{ bytes: string }>(
@@ -72,11 +88,12 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
 
     ctx.progress('archive: the archiver path (upserts in batches of 200)');
     const upserts = ctx.quick ? 4_000 : 20_000;
+    const recent = new Date(Date.now() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     t = performance.now();
     for (let i = 0; i < upserts; i += 200) {
       await archive.upsertJobs(
         Array.from({ length: 200 }, (_, k) =>
-          archivedJob(randomUUID(), `acct-${(i + k) % ACCOUNTS}`, '2026-09-01T00:00:00Z'),
+          archivedJob(randomUUID(), `acct-${(i + k) % ACCOUNTS}`, recent),
         ),
       );
     }
