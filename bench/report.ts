@@ -183,6 +183,14 @@ function archiveTargets(a: ArchiveResult | undefined): Target[] {
     ),
     target('archive-get-p99', 'GET of an archived job p99, c=16', a?.getArchived.p99Ms, 'ms', '<=', 5),
     target(
+      'archive-get-vs-live',
+      'GET p99 of an archived job ÷ of a live one, c=16 (same run)',
+      a?.getArchivedRatio,
+      '×',
+      '<=',
+      2,
+    ),
+    target(
       'archive-list-p99',
       '50-job list page of archived jobs p99, c=16',
       a?.listPage.p99Ms,
@@ -505,6 +513,13 @@ export function printReport(r: Report): void {
       table(
         ['through the api', 'c', 'req/s', 'p50 ms', 'p99 ms'],
         [
+          [
+            'GET live job (baseline)',
+            16,
+            archive.getLive.perSecond,
+            archive.getLive.p50Ms,
+            archive.getLive.p99Ms,
+          ],
           [
             'GET archived job',
             16,

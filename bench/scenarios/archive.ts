@@ -32,6 +32,10 @@ export interface ArchiveResult {
   apiRssRatio: number;
   controllerRssRatio: number;
   getArchived: LoadResult;
+  /** GET of a live, cached job at the same concurrency: what this machine allows right now. */
+  getLive: LoadResult;
+  /** Archived GET p99 ÷ live GET p99. */
+  getArchivedRatio: number;
   listPage: LoadResult;
 }
 
@@ -154,6 +158,14 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
         const res = await on.client.call('GET', `/v1/jobs/${id}`, { key });
         if (res.status !== 200) throw new Error(`GET ${id}: ${res.status} ${res.body}`);
       });
+      // The same GET of a live (cached) job in the same run: the baseline the machine allows.
+      const liveIds = (await r.jobs.list()).items
+        .filter((j) => j.spec.account === 'acct-0')
+        .map((j) => j.metadata.name);
+      const getLive = await closedLoop(16, ctx.quick ? 2_000 : 20_000, async (i) => {
+        const res = await on.client.call('GET', `/v1/jobs/${liveIds[i % liveIds.length]}`, { key });
+        if (res.status !== 200) throw new Error(`GET live: ${res.status} ${res.body}`);
+      });
       // Pages deep in the history (up to 1,000 rows in), each a full page of 50.
       const cursors = archived
         .slice(0, Math.min(1_000, archived.length - 50))
@@ -183,6 +195,8 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
         apiRssRatio: round(on.api / off.api, 3),
         controllerRssRatio: round(on.controller / off.controller, 3),
         getArchived: get,
+        getLive,
+        getArchivedRatio: round(get.p99Ms / getLive.p99Ms, 2),
         listPage: list,
       };
     } finally {
