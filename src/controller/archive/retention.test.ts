@@ -37,7 +37,8 @@ describe('retention', () => {
       signer: new BlobSigner({ secrets: ['s'.repeat(32)], now: () => NOW }),
       grantMaxSize: 1_000_000,
     });
-  });
+    // PGlite compiles its WebAssembly on start: seconds on a loaded machine.
+  }, 60_000);
   afterAll(async () => {
     await archive?.close();
     await rm(dir, { recursive: true, force: true });
