@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
+import { uploadKey } from '../../src/blob/keys.ts';
 import type { RunningController } from '../../src/controller/main.ts';
 import { eventually } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
@@ -137,6 +139,28 @@ describe('a finished job moves from etcd to the archive', () => {
     expect((await replay.json()).jobId).toBe(jobId);
     // Never a second job: no resource of that name came back.
     expect(await s.r.jobs.get(jobId)).toBeUndefined();
+  });
+
+  it("an expired upload's record is archived, then its resource deleted", async () => {
+    const expiresAt = new Date(Date.now() - 3_600_000).toISOString();
+    const id = randomUUID();
+    await s.r.uploads.create({
+      metadata: { name: id },
+      spec: {
+        account: 'acme',
+        filename: 'in.png',
+        contentType: 'image/png',
+        maxSize: 1_000,
+        objectKey: uploadKey('acme', id),
+        expiresAt,
+      },
+    } as never);
+    // The upload reconciler expires it, the archiver archives it and (keepFinished past) deletes it.
+    await eventually(async () => (await s.r.uploads.get(id)) === undefined, 30_000, 'the delete');
+    expect(await archive.getUpload(id)).toMatchObject({
+      spec: { account: 'acme', expiresAt },
+      status: { phase: 'expired' },
+    });
   });
 
   it('with PostgreSQL down, jobs still run and finish, the resources stay, and archiving catches up', async () => {
