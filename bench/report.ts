@@ -7,6 +7,7 @@ import type { Machine } from './harness/machine.ts';
 import { round } from './harness/stats.ts';
 import { isHousekeeping } from './harness/writes.ts';
 import type { ApiScenarioResult, WriteLevel } from './scenarios/api.ts';
+import type { ArchiveResult } from './scenarios/archive.ts';
 import type { CatalogResult } from './scenarios/catalog.ts';
 import type { E2eResult } from './scenarios/e2e.ts';
 import type { MemoryResult } from './scenarios/memory.ts';
@@ -35,6 +36,7 @@ export interface Report {
     catalog?: CatalogResult;
     memory?: MemoryResult;
     worker?: { cases: Array<{ name: string; seconds: number }> };
+    archive?: ArchiveResult;
     [id: string]: unknown;
   };
   errors: Array<{ scenario: string; message: string; stack?: string }>;
@@ -154,6 +156,47 @@ export function targets(r: Report): Target[] {
       'ms',
       '<',
       5,
+    ),
+    ...archiveTargets(r.scenarios.archive),
+  ];
+}
+
+/** Issue 14's targets: the history costs the live processes nothing, and reads of it are fast. */
+function archiveTargets(a: ArchiveResult | undefined): Target[] {
+  return [
+    target('archive-api-rss', 'api RSS with the archive ÷ live jobs only', a?.apiRssRatio, '×', '<=', 1.15),
+    target(
+      'archive-controller-rss',
+      'controller RSS with the archive ÷ live jobs only',
+      a?.controllerRssRatio,
+      '×',
+      '<=',
+      1.15,
+    ),
+    target(
+      'archive-etcd-live-only',
+      'GenerationJobs in etcd ÷ live jobs',
+      a ? a.etcdJobs / a.liveJobs : undefined,
+      '×',
+      '<=',
+      1,
+    ),
+    target('archive-get-p99', 'GET of an archived job p99, c=16', a?.getArchived.p99Ms, 'ms', '<=', 5),
+    target(
+      'archive-get-vs-live',
+      'GET p99 of an archived job ÷ of a live one, c=16 (same run)',
+      a?.getArchivedRatio,
+      '×',
+      '<=',
+      2,
+    ),
+    target(
+      'archive-list-p99',
+      '50-job list page of archived jobs p99, c=16',
+      a?.listPage.p99Ms,
+      'ms',
+      '<=',
+      20,
     ),
   ];
 }
@@ -446,6 +489,46 @@ export function printReport(r: Report): void {
       table(
         ['case', 'seconds'],
         worker.cases.map((c) => [c.name, c.seconds]),
+      ),
+    );
+  }
+  const archive = r.scenarios.archive;
+  if (archive) {
+    out.push(
+      '',
+      `14. ARCHIVE: ${fmt(archive.archivedRows)} archived jobs in PostgreSQL, ${fmt(archive.liveJobs)} live; etcd holds ${fmt(archive.etcdJobs)} GenerationJobs`,
+      `  rows/s: bulk load ${fmt(archive.bulkRowsPerSecond)}, archiver upserts (batches of 200) ${fmt(archive.upsertRowsPerSecond)}; ${fmt(archive.bytesPerJob)} bytes per archived job (table and indexes)`,
+      table(
+        ['RSS MiB', 'live only', 'with archive', 'ratio'],
+        [
+          ['api', mib(archive.rss.liveOnly.api), mib(archive.rss.withArchive.api), archive.apiRssRatio],
+          [
+            'controller',
+            mib(archive.rss.liveOnly.controller),
+            mib(archive.rss.withArchive.controller),
+            archive.controllerRssRatio,
+          ],
+        ],
+      ),
+      table(
+        ['through the api', 'c', 'req/s', 'p50 ms', 'p99 ms'],
+        [
+          [
+            'GET live job (baseline)',
+            16,
+            archive.getLive.perSecond,
+            archive.getLive.p50Ms,
+            archive.getLive.p99Ms,
+          ],
+          [
+            'GET archived job',
+            16,
+            archive.getArchived.perSecond,
+            archive.getArchived.p50Ms,
+            archive.getArchived.p99Ms,
+          ],
+          ['list page of 50', 16, archive.listPage.perSecond, archive.listPage.p50Ms, archive.listPage.p99Ms],
+        ],
       ),
     );
   }

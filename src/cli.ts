@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { registerAdminCommands } from './admin/cli.ts';
+import { registerHistoryCommands } from './admin/history.ts';
 import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { AppError } from './errors.ts';
@@ -77,6 +78,7 @@ program
   });
 
 registerAdminCommands(program);
+registerHistoryCommands(program);
 
 export type GlobalOptions = { kubeconfig?: string; namespace?: string };
 

@@ -180,6 +180,25 @@ export const configSchema = z.object({
   GENJOBS_CANCELLED_JOB_TTL: duration.prefault('5m'),
   /** An expired Upload's resource is deleted this long after it expired (GET answers `expired` meanwhile). */
   GENJOBS_UPLOAD_EXPIRED_RETENTION: duration.prefault('15m'),
+  // --- Job history (archive) ---
+  /**
+   * Where finished jobs go: `postgres` (GENJOBS_ARCHIVE_URL), `pglite` (embedded, in
+   * GENJOBS_ARCHIVE_DIR; dev mode) or `off` (jobs stay resources until GENJOBS_JOB_TTL).
+   */
+  GENJOBS_ARCHIVE: z.enum(['off', 'postgres', 'pglite']).default('off'),
+  /** PostgreSQL (>= 14) connection string of the archive; `?sslmode=require` for TLS. */
+  GENJOBS_ARCHIVE_URL: z.string().optional(),
+  /** PEM file of the CA the archive server's certificate is verified against (turns TLS on). */
+  GENJOBS_ARCHIVE_TLS_CA_FILE: z.string().optional(),
+  /** PGlite's data directory; default: in memory (lost at exit). */
+  GENJOBS_ARCHIVE_DIR: z.string().optional(),
+  /** A finished, archived job stays a resource this long (so `kubectl get gj` shows what just ended). */
+  GENJOBS_KEEP_FINISHED: duration.prefault('10m'),
+  /** Archived jobs and their output files (and expired uploads' records) are deleted this long after. */
+  GENJOBS_RETENTION: duration.prefault('30d'),
+  /** Rows (and their files) deleted per retention pass: bounded, so a backlog never stalls the archiver. */
+  GENJOBS_RETENTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
+  // --- end job history ---
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });
 

@@ -117,6 +117,31 @@ export function createMetrics(registry = new Registry(), options: { processMetri
       help: '1 while this controller replica leads',
       registers: r,
     }),
+    // --- job history (archive) ---
+    archived: new Counter({
+      name: 'genjobs_archived_total',
+      help: 'Finished jobs and expired uploads written to the archive',
+      labelNames: ['kind'],
+      registers: r,
+    }),
+    archiveLag: new Gauge({
+      name: 'genjobs_archive_lag_seconds',
+      help: 'Age of the oldest job whose cluster work is done but which is not archived yet (0: none)',
+      registers: r,
+    }),
+    archiveErrors: new Counter({
+      name: 'genjobs_archive_errors_total',
+      help: 'Archive operations that failed (PostgreSQL down or refusing); they are retried',
+      labelNames: ['op'],
+      registers: r,
+    }),
+    retentionDeleted: new Counter({
+      name: 'genjobs_archive_retention_deleted_total',
+      help: 'Archived rows (with their files) deleted because their retention passed',
+      labelNames: ['kind'],
+      registers: r,
+    }),
+    // --- end job history ---
   };
 }
 

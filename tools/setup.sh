@@ -18,6 +18,16 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Job history (archive) tests and the bench start throwaway PostgreSQL servers (initdb,
+# postgres) from Debian's postgresql package; the dev mode embeds PGlite instead.
+if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+  echo "setup: installing Debian package postgresql"
+  sudo_cmd=""
+  [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+fi
+
 if ! command -v moto_server >/dev/null 2>&1; then
   echo "setup: installing moto (a local S3-compatible server for tests)"
   python3 -m pip install --quiet 'moto[server]==5.*'

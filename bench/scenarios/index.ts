@@ -1,5 +1,6 @@
 import type { BenchContext } from '../harness/context.ts';
 import { apiScenarios } from './api.ts';
+import { archiveScenario } from './archive.ts';
 import { catalogScenario } from './catalog.ts';
 import { e2eScenario } from './e2e.ts';
 import { memoryScenario } from './memory.ts';
@@ -23,4 +24,9 @@ export const SCENARIOS: Scenario[] = [
   { id: 'catalog', title: 'GET /v1/catalog/models with 1,000 models (6)', run: catalogScenario },
   { id: 'memory', title: 'controller and api memory per cached job (5)', run: memoryScenario },
   { id: 'worker', title: 'builtin runtime wall times (8)', run: workerScenario },
+  {
+    id: 'archive',
+    title: 'job history in PostgreSQL: memory, etcd, archived reads (14)',
+    run: archiveScenario,
+  },
 ];

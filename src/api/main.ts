@@ -1,3 +1,5 @@
+import { openArchive } from '../archive/open.ts';
+import type { ArchiveStore } from '../archive/store.ts';
 import { blobConfigSchema } from '../blob/config.ts';
 import { type Blob, createBlob } from '../blob/create.ts';
 import type { Catalog } from '../catalog/index.ts';
@@ -34,6 +36,8 @@ export interface ApiDependencies {
   log: Logger;
   metrics?: Metrics;
   now?: () => number;
+  /** The job history; default: the one GENJOBS_ARCHIVE names (none when off), which stop() closes. */
+  archive?: ArchiveStore;
 }
 
 export interface RunningApi extends RunningServer {
@@ -97,7 +101,9 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     now,
     limit: (principal, req) => limits.check(principal, req),
   });
+  const archive = deps.archive ?? (await openArchive(config, log));
   const service = new JobService({
+    archive,
     jobs: r.jobs,
     jobCache: jobs,
     ledger,
@@ -149,6 +155,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     async stop() {
       await server.close();
       await Promise.all([...informers.map((i) => i.stop()), watcher.stop()]);
+      if (!deps.archive) await archive?.close();
     },
   };
 }

@@ -107,7 +107,8 @@ const operations: Operation[] = [
     scope: 'check_status',
     query: JobListQuery,
     responses: { 200: JobList },
-    errors: [400, ...AUTH],
+    // 503: the job history (archive) cannot answer.
+    errors: [400, ...AUTH, 503],
   },
   {
     method: 'get',
@@ -117,7 +118,7 @@ const operations: Operation[] = [
     security: 'bearer',
     scope: 'check_status',
     responses: { 200: JobRecord },
-    errors: [400, ...AUTH, 404],
+    errors: [400, ...AUTH, 404, 503],
   },
   {
     method: 'post',
@@ -127,7 +128,7 @@ const operations: Operation[] = [
     security: 'bearer',
     scope: 'submit_job',
     responses: { 200: CancelResult },
-    errors: [400, ...AUTH, 404, 409],
+    errors: [400, ...AUTH, 404, 409, 503],
   },
   {
     method: 'get',

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { WebhookSecrets } from '../accounts/webhook-secret.ts';
+import { openArchive } from '../archive/open.ts';
+import type { ArchiveStore } from '../archive/store.ts';
 import { blobConfigSchema } from '../blob/config.ts';
 import { createBlob } from '../blob/create.ts';
 import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
@@ -13,13 +15,15 @@ import { EventRecorder } from '../k8s/events.ts';
 import { LeaderElector } from '../k8s/leader.ts';
 import { podInformer } from '../k8s/pods.ts';
 import { resources } from '../k8s/resources.ts';
-import { type Account, type GenerationJob, JOB_PHASES, type Upload } from '../k8s/types.ts';
+import { type Account, type GenerationJob, isTerminal, JOB_PHASES, type Upload } from '../k8s/types.ts';
 import { type Clock, systemClock } from '../k8s/workqueue.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import { holdsReservation } from '../ledger/ops.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { AccountReconciler } from './account/reconciler.ts';
+import { Archiver, jobKey, RETENTION_KEY, uploadKey } from './archive/archiver.ts';
+import { Retention } from './archive/retention.ts';
 import { healthServer } from './health.ts';
 import { Admission } from './job/admission.ts';
 import { ModelCredentials } from './job/credentials.ts';
@@ -46,6 +50,8 @@ export interface ControllerDependencies {
   webhookCa?: string | Buffer | Array<string | Buffer>;
   /** Multiplies every wait of the webhook retry schedule; 1 (the default) in production. */
   webhookScheduleScale?: number;
+  /** The job archive; default: the one GENJOBS_ARCHIVE names (none when off), which stop() closes. */
+  archive?: ArchiveStore;
 }
 
 export interface RunningController {
@@ -137,7 +143,53 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     reconcile: (key) => webhookReconciler.reconcile(key),
     all: () => names(jobs.list().filter(wantsWebhook)),
   });
-  const queues = [jobQueue, accountQueue, uploadQueue, webhookQueue];
+  // --- job history: the archiver (none when GENJOBS_ARCHIVE=off) ---
+  const archive = deps.archive ?? (await openArchive(config, log));
+  const archiver =
+    archive &&
+    new Archiver({
+      archive,
+      jobs: r.jobs,
+      jobCache: jobs,
+      uploads: r.uploads,
+      uploadCache: uploads,
+      podCache: pods,
+      accountCache: accounts,
+      retention: new Retention({
+        archive,
+        blob: blob.store,
+        metrics,
+        now,
+        retentionMs: config.GENJOBS_RETENTION,
+        batch: config.GENJOBS_RETENTION_BATCH,
+      }),
+      metrics,
+      log: log.child({ part: 'archive' }),
+      now,
+      keepFinishedMs: config.GENJOBS_KEEP_FINISHED,
+    });
+  const archiveQueue = kindQueue({
+    ...common,
+    kind: 'Archive',
+    concurrency: 16,
+    clock,
+    reconcile: async (key) => archiver?.reconcile(key),
+    all: () =>
+      archiver
+        ? [
+            ...jobs
+              .list()
+              .filter((j) => isTerminal(j.status?.phase))
+              .map((j) => jobKey(j.metadata.name ?? '')),
+            ...uploads
+              .list()
+              .filter((u) => u.status?.phase === 'expired')
+              .map((u) => uploadKey(u.metadata.name ?? '')),
+            RETENTION_KEY,
+          ]
+        : [],
+  });
+  const queues = [jobQueue, accountQueue, uploadQueue, webhookQueue, archiveQueue];
 
   const jobReconciler = new JobReconciler({
     kube,
@@ -219,14 +271,22 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   jobs.on((type, job) => {
     jobQueue.queue.add(job.metadata.name ?? '');
     if (type !== 'delete' && wantsWebhook(job)) webhookQueue.queue.add(job.metadata.name ?? '');
+    if (archiver && isTerminal(job.status?.phase)) archiveQueue.queue.add(jobKey(job.metadata.name ?? ''));
   });
-  uploads.on((_type, upload) => uploadQueue.queue.add(uploadQueueKey(upload)));
+  uploads.on((_type, upload) => {
+    uploadQueue.queue.add(uploadQueueKey(upload));
+    if (archiver && upload.status?.phase === 'expired')
+      archiveQueue.queue.add(uploadKey(upload.metadata.name ?? ''));
+  });
   pods.on((_type, pod) => {
     const job = pod.metadata?.labels?.[JOB_LABEL];
     if (job) jobQueue.queue.add(job);
+    // A finished job is archived once its Pod is gone.
+    if (job && archiver && isTerminal(jobs.get(job)?.status?.phase)) archiveQueue.queue.add(jobKey(job));
   });
   accounts.on((_type, account) => {
     accountQueue.queue.add(account.metadata.name ?? '');
+    for (const key of archiver?.waitingOn(account.metadata.name ?? '') ?? []) archiveQueue.queue.add(key);
     // A new job seen before its reservation is worth another look once the reservation shows.
     for (const jobId of Object.keys(account.status?.reservations ?? {})) {
       if (jobReconciler.awaitingReservation.delete(jobId)) jobQueue.queue.add(jobId);
@@ -277,6 +337,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       for (const [phase, n] of Object.entries(counts)) metrics.jobsByPhase.set({ phase }, n);
       for (const { kind, queue } of queues) metrics.queueDepth.set({ kind }, queue.depth);
       metrics.webhooksPending.set(pendingRetries(jobs.list()));
+      metrics.archiveLag.set(archiver?.lagSeconds() ?? 0);
     },
   });
   log.info({ url: health.url, leaderElection: Boolean(elector) }, 'controller started');
@@ -292,6 +353,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       await elector?.stop();
       await health.close();
       await Promise.all([...informers.map((i) => i.stop()), catalog.stop()]);
+      if (!deps.archive) await archive?.close();
     },
   };
 }

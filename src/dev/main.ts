@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { AccountAdmin } from '../accounts/admin.ts';
 import { startApi } from '../api/main.ts';
+import { openArchive } from '../archive/open.ts';
 import { defaultCatalogConfigMap } from '../catalog/install.ts';
 import { loadConfig } from '../config.ts';
 import { startController } from '../controller/main.ts';
@@ -42,6 +43,9 @@ export async function devMain(): Promise<void> {
     GENJOBS_WORKER_ALLOW_PRIVATE_INPUTS: 'true',
     // One developer's one key: a request rate limit would only get in the way of load tests.
     GENJOBS_RATE_LIMIT_RPS: '0',
+    // The job history embedded (PGlite): nothing to install.
+    GENJOBS_ARCHIVE: 'pglite',
+    GENJOBS_ARCHIVE_DIR: join(dir, 'archive'),
     ...process.env,
   });
 
@@ -55,8 +59,10 @@ export async function devMain(): Promise<void> {
   await applyConfigMap(kube, await defaultCatalogConfigMap());
   const keyFile = await ensureDemoAccount(new AccountAdmin(resources(kube)), dir);
 
-  const stops: Array<() => Promise<void>> = [() => cp.stop()];
-  const api = await startApi({ config, kube, log: log.child({ part: 'api' }) });
+  // One archive for both parts: PGlite is one process's database.
+  const archive = await openArchive(config, log);
+  const stops: Array<() => Promise<void>> = [() => cp.stop(), async () => archive?.close()];
+  const api = await startApi({ config, kube, log: log.child({ part: 'api' }), archive });
   stops.unshift(() => api.stop());
   const controller = await startController({
     config: {
@@ -66,6 +72,7 @@ export async function devMain(): Promise<void> {
     },
     kube,
     log: log.child({ part: 'controller' }),
+    archive,
   });
   stops.unshift(() => controller.stop());
   // No kubelet here: the node agent runs worker Pods as local `genjobs worker` processes.
@@ -84,6 +91,7 @@ genjobs is running.
   Worker Pods: ${agent.slots} at a time (GENJOBS_DEV_SLOTS); their logs in ${join(dir, 'pod-logs')}
   API key:     ${keyFile}  (account "${DEMO_ACCOUNT}", all scopes)
   kubectl:     KUBECONFIG=${kubeconfig} kubectl get genjobs
+  History:     ${config.GENJOBS_ARCHIVE === 'pglite' ? `embedded PostgreSQL (PGlite) in ${config.GENJOBS_ARCHIVE_DIR}` : config.GENJOBS_ARCHIVE}
   Try:         curl -s ${api.url}/v1/catalog/models
 Press Ctrl-C to stop; state is kept in ${dir}.
 `);

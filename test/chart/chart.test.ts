@@ -155,7 +155,8 @@ describe('default values', () => {
 });
 
 /** Settings the chart leaves at their defaults on purpose. */
-const DEFAULT_ONLY = ['GENJOBS_WORKER_COMMAND'];
+// GENJOBS_ARCHIVE_DIR: PGlite's, the dev mode's embedded archive.
+const DEFAULT_ONLY = ['GENJOBS_WORKER_COMMAND', 'GENJOBS_ARCHIVE_DIR'];
 
 describe('settings', () => {
   it('the chart sets only variables the processes read, and every one they read but the defaults-only', async () => {
@@ -472,6 +473,7 @@ describe('optional parts', () => {
       'GenjobsWebhookFailures',
       'GenjobsControllerNotLeading',
       'GenjobsCatalogReloadFailing',
+      'GenjobsArchiveLagging',
     ]);
     const dashboard = find(objects, 'ConfigMap', 'genjobs-dashboard');
     expect(dashboard.metadata.labels.grafana_dashboard).toBe('1');

@@ -68,6 +68,13 @@ export const VARIANTS: Record<string, object> = {
       admin: { subjects: [{ kind: 'Group', name: 'platform-team', apiGroup: 'rbac.authorization.k8s.io' }] },
     },
   },
+  'archive on an existing PostgreSQL with TLS': {
+    archive: {
+      postgres: { bundled: false, existingSecret: 'genjobs-pg', tls: { caSecret: 'genjobs-pg-ca' } },
+    },
+    jobs: { keepFinished: '5m', retention: '90d' },
+  },
+  'archive off': { archive: { enabled: false }, jobs: { ttl: '1d' } },
 };
 
 /** Values that break values.schema.json, with what helm's message says (mostly the path, `at '/x'`). */
@@ -123,5 +130,10 @@ export const BAD_VALUES: Array<{ what: string; values: object; mentions: string 
     what: 'an admin subject of an unknown kind',
     values: { rbac: { admin: { subjects: [{ kind: 'Robot', name: 'r2' }] } } },
     mentions: "at '/rbac/admin/subjects/0/kind'",
+  },
+  {
+    what: 'an archive with neither the bundled PostgreSQL nor a Secret',
+    values: { archive: { postgres: { bundled: false } } },
+    mentions: "at '/archive/postgres/existingSecret'",
   },
 ];

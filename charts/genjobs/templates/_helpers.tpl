@@ -171,6 +171,7 @@ seccompProfile:
       optional: true
 - name: GENJOBS_BLOB_INTERNAL_URL
   value: {{ include "genjobs.blobInternalUrl" . | quote }}
+{{- include "genjobs.archiveEnv" . }}
 {{- with .Values.blob.publicUrl }}
 - name: GENJOBS_BLOB_PUBLIC_URL
   value: {{ . | quote }}
@@ -210,6 +211,7 @@ seccompProfile:
 {{- define "genjobs.volumes" -}}
 - name: tmp
   emptyDir: {}
+{{- include "genjobs.archiveVolumes" . }}
 {{- if eq .Values.blob.type "filesystem" }}
 - name: blobs
 {{- with .Values.blob.filesystem.persistence }}
@@ -226,8 +228,61 @@ seccompProfile:
 {{- define "genjobs.volumeMounts" -}}
 - name: tmp
   mountPath: /tmp
+{{- include "genjobs.archiveVolumeMounts" . }}
 {{- if eq .Values.blob.type "filesystem" }}
 - name: blobs
   mountPath: {{ .Values.blob.filesystem.dir }}
 {{- end }}
 {{- end -}}
+
+{{/* --- Job history (archive) --- */}}
+{{- define "genjobs.archiveSecretName" -}}
+{{- default (printf "%s-archive" (include "genjobs.fullname" .)) .Values.archive.postgres.existingSecret -}}
+{{- end -}}
+
+{{/* Archive settings of the api and the controller: none when the archive is off. */}}
+{{- define "genjobs.archiveEnv" -}}
+{{- with .Values.archive }}
+- name: GENJOBS_ARCHIVE
+  value: {{ ternary "postgres" "off" .enabled | quote }}
+{{- if .enabled }}
+- name: GENJOBS_ARCHIVE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "genjobs.archiveSecretName" $ }}
+      key: {{ if .postgres.existingSecret }}{{ .postgres.urlKey }}{{ else }}url{{ end }}
+- name: GENJOBS_KEEP_FINISHED
+  value: {{ $.Values.jobs.keepFinished | toString | quote }}
+- name: GENJOBS_RETENTION
+  value: {{ $.Values.jobs.retention | toString | quote }}
+- name: GENJOBS_RETENTION_BATCH
+  value: {{ .retentionBatch | quote }}
+{{- if .postgres.tls.caSecret }}
+- name: GENJOBS_ARCHIVE_TLS_CA_FILE
+  value: /etc/genjobs/archive-ca/{{ .postgres.tls.caKey }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{- define "genjobs.archiveVolumes" -}}
+{{- if and .Values.archive.enabled .Values.archive.postgres.tls.caSecret }}
+- name: archive-ca
+  secret:
+    secretName: {{ .Values.archive.postgres.tls.caSecret }}
+{{- end }}
+{{- end -}}
+
+{{- define "genjobs.archiveVolumeMounts" -}}
+{{- if and .Values.archive.enabled .Values.archive.postgres.tls.caSecret }}
+- name: archive-ca
+  mountPath: /etc/genjobs/archive-ca
+  readOnly: true
+{{- end }}
+{{- end -}}
+{{/* A duration like 90s, 15m or 2h in seconds (PromQL compares numbers). */}}
+{{- define "genjobs.seconds" -}}
+{{- $n := int (regexReplaceAll "[smh]$" . "") -}}
+{{- if hasSuffix "h" . }}{{ mul $n 3600 }}{{ else if hasSuffix "m" . }}{{ mul $n 60 }}{{ else }}{{ $n }}{{ end -}}
+{{- end -}}
+{{/* --- end job history --- */}}

@@ -30,6 +30,20 @@ describe('listPage', () => {
     expect(listPage(jobs, { limit: 10, model: 'other' }).jobs).toEqual([]);
   });
 
+  it('merges live and archived jobs in one order and shows a job found in both once', () => {
+    const live = [job('b', '2026-01-01T00:00:02Z'), job('d', '2026-01-01T00:00:04Z')];
+    // 'd' is being archived: upserted, its resource not yet deleted.
+    const archived = [
+      job('d', '2026-01-01T00:00:04Z', 'completed'),
+      job('c', '2026-01-01T00:00:03Z', 'completed'),
+    ];
+    const first = listPage(live, { limit: 2 }, archived);
+    expect(first.jobs.map((j) => j.jobId)).toEqual(['d', 'c']);
+    // By the next page 'd' and 'b' moved to the archive: the cursor still picks up after 'c'.
+    const next = listPage([], { limit: 2, cursor: first.nextCursor! }, [job('b', '2026-01-01T00:00:02Z')]);
+    expect(next).toEqual({ jobs: [expect.objectContaining({ jobId: 'b' })], nextCursor: null });
+  });
+
   it('refuses a cursor it did not issue', () => {
     expect(() => listPage([], { limit: 1, cursor: 'bm9wZQ' })).toThrow(/cursor/);
   });

@@ -9,7 +9,8 @@ export interface ListQuery {
   cursor?: string;
 }
 
-type Key = readonly [createdAt: string, name: string];
+/** Where a page starts: the (creationTimestamp, name) of the last job shown. */
+export type Key = readonly [createdAt: string, name: string];
 
 const newestFirst = (a: Key, b: Key) =>
   a[0] !== b[0] ? (a[0] < b[0] ? 1 : -1) : a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0;
@@ -17,10 +18,18 @@ const newestFirst = (a: Key, b: Key) =>
 /**
  * One page of jobs, newest first by (creationTimestamp, name). The cursor is the key of
  * the last job shown, so jobs created meanwhile (all newer) never shift the pages that
- * follow, and a job is never shown twice.
+ * follow, and a job is never shown twice. `archived` are the archive's next jobs after the
+ * cursor (at least a page and one of them): a job keeps its key when it moves from live to
+ * archived, and one found in both (the move in progress) is shown once.
  */
-export function listPage(jobs: readonly GenerationJob[], q: ListQuery) {
+export function listPage(
+  live: readonly GenerationJob[],
+  q: ListQuery,
+  archived: readonly GenerationJob[] = [],
+) {
   const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+  const names = new Set(live.map((j) => j.metadata.name));
+  const jobs = archived.length ? [...live, ...archived.filter((j) => !names.has(j.metadata.name))] : live;
   const matching = jobs
     .filter((j) => (!q.status || phaseOf(j) === q.status) && (!q.model || j.spec.model === q.model))
     .map((j) => ({ j, key: [j.metadata.creationTimestamp ?? '', j.metadata.name ?? ''] as const }))
@@ -35,7 +44,7 @@ export function listPage(jobs: readonly GenerationJob[], q: ListQuery) {
 }
 
 /** `<createdAt>_<name>` (JOB_CURSOR in schemas.ts): any such string is a position in the list. */
-function decodeCursor(cursor: string): Key {
+export function decodeCursor(cursor: string): Key {
   const at = cursor.indexOf('_');
   if (at > 0 && at < cursor.length - 1) return [cursor.slice(0, at), cursor.slice(at + 1)];
   throw new AppError('VALIDATION_ERROR', 'cursor is not one this service issued', {

@@ -50,7 +50,7 @@ export function jobRoutes(service: JobService, auth: Authenticator): Router {
   r.get('/v1/jobs', auth.require('check_status'), async (req, res) => {
     locals(res).route = '/v1/jobs';
     const q = parseBody(JobListQuery, { ...req.query });
-    res.json(service.list(locals(res).principal!, q));
+    res.json(await service.list(locals(res).principal!, q));
   });
 
   r.get('/v1/jobs/:jobId', auth.require('check_status'), async (req, res) => {

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { ArchiveStore } from '../../archive/store.ts';
 import {
   type Catalog,
   prepareInput,
@@ -20,6 +21,7 @@ import type { Ledger } from '../../ledger/ledger.ts';
 import type { LedgerResult } from '../../ledger/ops.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import type { Principal } from '../request.ts';
+import { JobHistory } from './history.ts';
 import { type ListQuery, listPage } from './list.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
 
@@ -35,6 +37,8 @@ export interface JobServiceOptions {
   now?: () => number;
   onSubmitted?: (model: string, costMicroCents: number) => void;
   onCancelled?: (model: string, refundedMicroCents: number) => void;
+  /** The job history: finished jobs no longer live are read from it (none: no history). */
+  archive?: ArchiveStore;
 }
 
 export interface SubmitCommand {
@@ -57,10 +61,12 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 export class JobService {
   private readonly o: JobServiceOptions;
   private readonly eta: DurationEstimator;
+  private readonly history: JobHistory;
 
   constructor(options: JobServiceOptions) {
     this.o = options;
     this.eta = options.eta ?? new DurationEstimator();
+    this.history = new JobHistory(options.archive);
   }
 
   private now(): number {
@@ -99,7 +105,10 @@ export class JobService {
     let jobId: string = randomUUID();
     if (cmd.idempotencyKey !== undefined) {
       jobId = uuidFrom(sha256(`${accountName}\n${cmd.idempotencyKey}`));
-      const existing = this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId));
+      // Cache, apiserver, then the archive: the archiver upserts before it deletes, so a
+      // key's job is always in one of them within the window, and never submitted twice.
+      const existing =
+        this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId)) ?? (await this.history.exists(jobId));
       if (existing) {
         const replay = this.replay(existing, accountName, bodyHash);
         if (replay) return replay;
@@ -225,14 +234,34 @@ export class JobService {
     };
   }
 
-  /** The job, if the caller's account owns it. Reads the cache, then the apiserver (read your own write). */
+  /**
+   * The job, if the caller's account owns it: from the cache, else the archive, else the
+   * apiserver (read your own write: a job created a moment ago may not be cached yet).
+   */
   async get(principal: Principal, jobId: string): Promise<GenerationJob> {
-    const job = this.o.jobCache.get(jobId) ?? (validName(jobId) ? await this.o.jobs.get(jobId) : undefined);
+    const job = this.o.jobCache.get(jobId) ?? (validName(jobId) ? await this.uncached(jobId) : undefined);
     if (!job) throw new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
     if (job.spec.account !== principal.account.metadata.name) {
       throw new AppError('UNAUTHORIZED_ACCESS', `this API key has no access to job ${jobId}`);
     }
     return job;
+  }
+
+  /**
+   * A job the cache does not show. The archive first, so reading history costs no apiserver
+   * call: a job missing from the cache is either new (not archived for minutes yet) or
+   * deleted, and the archiver deletes only what it archived. An archive that cannot answer
+   * does not hide a live job: the apiserver decides, and only a job it lacks is a 503.
+   */
+  private async uncached(jobId: string): Promise<GenerationJob | undefined> {
+    const archived = await this.history.get(jobId).then(
+      (job) => ({ job }),
+      (err: unknown) => ({ job: undefined, err }),
+    );
+    if (archived.job) return archived.job;
+    const live = await this.o.jobs.get(jobId);
+    if (!live && 'err' in archived) throw archived.err;
+    return live;
   }
 
   async cancel(principal: Principal, jobId: string) {
@@ -273,9 +302,13 @@ export class JobService {
     return { jobId, status: 'cancelled' as const, refundedMicroCents: job.spec.costMicroCents };
   }
 
-  /** The account's jobs, newest first, a page at a time. */
-  list(principal: Principal, q: ListQuery) {
-    return listPage(this.o.jobCache.byIndex('account', principal.account.metadata.name ?? ''), q);
+  /** The account's jobs, live and archived, newest first, a page at a time. */
+  async list(principal: Principal, q: ListQuery) {
+    const account = principal.account.metadata.name ?? '';
+    // Live first, then the archive: a job archived and deleted between the two reads is then
+    // in the second (it was upserted before the delete), never in neither.
+    const live = this.o.jobCache.byIndex('account', account);
+    return listPage(live, q, await this.history.page(account, q));
   }
 
   /** Feeds observed run times of finished jobs into the completion estimate. */

@@ -1,0 +1,252 @@
+/**
+ * The `archive` scenario (issue 14): the job history in PostgreSQL. Archived rows are
+ * bulk-inserted straight into a real PostgreSQL server (the shape the archiver writes),
+ * then the api and the controller run over the same live jobs twice, with the archive
+ * off and on, so their memory compares side by side; etcd must hold the live jobs only,
+ * and reads of archived jobs (GET, a 50-job list page) are timed through the api.
+ */
+import { randomUUID } from 'node:crypto';
+import { Archive } from '../../src/archive/archive.ts';
+import { LocalPostgres } from '../../src/archive/local-server.ts';
+import { postgresClient } from '../../src/archive/postgres.ts';
+import { labelValue } from '../../src/jobs/labels.ts';
+import { resources } from '../../src/k8s/resources.ts';
+import { API_VERSION, type GenerationJob } from '../../src/k8s/types.ts';
+import { INSTANT_MODEL, PAUSED_MODEL } from '../harness/catalogs.ts';
+import { type BenchContext, BenchNamespace } from '../harness/context.ts';
+import { pooledKube } from '../harness/pooled.ts';
+import { onCleanup } from '../harness/procs.ts';
+import { closedLoop, type LoadResult, round } from '../harness/stats.ts';
+
+export interface ArchiveResult {
+  archivedRows: number;
+  liveJobs: number;
+  /** Rows/s of the bulk load (one INSERT … SELECT) and of the archiver's own upserts (batches of 200). */
+  bulkRowsPerSecond: number;
+  upsertRowsPerSecond: number;
+  /** Table and index bytes per archived job. */
+  bytesPerJob: number;
+  /** GenerationJobs in etcd once both runs are done: the live ones only. */
+  etcdJobs: number;
+  rss: { liveOnly: { api: number; controller: number }; withArchive: { api: number; controller: number } };
+  apiRssRatio: number;
+  controllerRssRatio: number;
+  getArchived: LoadResult;
+  /** GET of a live, cached job at the same concurrency: what this machine allows right now. */
+  getLive: LoadResult;
+  /** Archived GET p99 ÷ live GET p99. */
+  getArchivedRatio: number;
+  listPage: LoadResult;
+}
+
+const ACCOUNTS = 200;
+
+export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult> {
+  // Quick mode scales the history down: a million rows takes minutes on two shared cores.
+  const rows = ctx.quick ? 50_000 : 1_000_000;
+  const live = ctx.quick ? 500 : 2_000;
+  const pg = await LocalPostgres.start();
+  const done = onCleanup('postgres', () => pg.stop());
+  const archive = new Archive(postgresClient({ connectionString: pg.url }));
+  try {
+    await archive.ready();
+    const ns = await BenchNamespace.create(ctx, 'bench-archive');
+    await ns.installBenchCatalog();
+    const key = await ns.account('acct-0');
+
+    ctx.progress(`archive: bulk-inserting ${rows} archived jobs`);
+    // A bulk load takes minutes on a loaded machine: no query timeout here.
+    const sql = postgresClient({ connectionString: pg.url, timeoutMs: 3_600_000 });
+    const template = JSON.stringify(archivedJob('@ID@', 'acct-@ACCT@', '@CREATED@'));
+    // Spread over the last 29 days: inside the default retention, which the controller
+    // applies while the scenario runs.
+    const oldest = Date.now() - 29 * 86_400_000;
+    const step = Math.floor((28 * 86_400_000) / rows);
+    let t = performance.now();
+    const chunk = 100_000;
+    for (let from = 1; from <= rows; from += chunk) {
+      await sql.query(
+        `INSERT INTO genjobs_jobs (id, account, model, status, created_at, finished_at, resource)
+         SELECT id, 'acct-' || (i % ${ACCOUNTS}), $2, 'completed', created, created::timestamptz + interval '31 seconds',
+                replace(replace(replace($1, '@ID@', id), '@ACCT@', (i % ${ACCOUNTS})::text), '@CREATED@', created)::json
+         FROM (SELECT i, md5(i::text)::uuid::text AS id,
+                      to_char(($5::timestamptz + i * ($6::text || ' milliseconds')::interval) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created
+               FROM generate_series($3::int, $4::int) AS i) AS g`,
+        [
+          template,
+          INSTANT_MODEL,
+          from,
+          Math.min(rows, from + chunk - 1),
+          new Date(oldest).toISOString(),
+          step,
+        ],
+      );
+      if (rows > chunk) ctx.progress(`archive: ${Math.min(rows, from + chunk - 1)} rows`);
+    }
+    const bulkRowsPerSecond = rows / ((performance.now() - t) / 1000);
+    await sql.query('ANALYZE genjobs_jobs');
+    const [size] = await sql.query<{ bytes: string }>(
+      "SELECT pg_total_relation_size('genjobs_jobs') AS bytes",
+    );
+    await sql.close();
+
+    ctx.progress('archive: the archiver path (upserts in batches of 200)');
+    const upserts = ctx.quick ? 4_000 : 20_000;
+    const recent = new Date(Date.now() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    t = performance.now();
+    for (let i = 0; i < upserts; i += 200) {
+      await archive.upsertJobs(
+        Array.from({ length: 200 }, (_, k) =>
+          archivedJob(randomUUID(), `acct-${(i + k) % ACCOUNTS}`, recent),
+        ),
+      );
+    }
+    const upsertRowsPerSecond = upserts / ((performance.now() - t) / 1000);
+
+    ctx.progress(`archive: ${live} live jobs`);
+    const r = resources(pooledKube(ns.kubeconfig, ns.name));
+    await closedLoop(64, live, async (i) => {
+      const account = `acct-${i % ACCOUNTS}`;
+      // Live: waiting on the paused variant, never finished, never archived.
+      await r.jobs.create({
+        metadata: {
+          name: randomUUID(),
+          labels: { 'genjobs.io/account': account, 'genjobs.io/model': labelValue(PAUSED_MODEL) },
+        },
+        spec: {
+          account,
+          model: PAUSED_MODEL,
+          version: 'v1.0',
+          input: { prompt: `a lighthouse, take ${i}` },
+          costMicroCents: 134000,
+        },
+      });
+    });
+
+    const measure = async (env: NodeJS.ProcessEnv) => {
+      const controller = await ns.startController(env);
+      const { proc: api, client } = await ns.startApi(env);
+      try {
+        await new Promise((res) => setTimeout(res, 3_000));
+        const [c, a] = [await controller.memory(), await api.memory()];
+        return {
+          api: a.vmRss,
+          controller: c.vmRss,
+          client,
+          stop: async () => {
+            client.close();
+            await api.stop();
+            await controller.stop();
+          },
+        };
+      } catch (err) {
+        client.close();
+        await api.stop();
+        await controller.stop();
+        throw err;
+      }
+    };
+    ctx.progress('archive: api and controller, archive off');
+    const off = await measure({ GENJOBS_ARCHIVE: 'off' });
+    await off.stop();
+    ctx.progress('archive: api and controller, archive on');
+    const on = await measure({ GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: pg.url });
+    try {
+      const archived = await archive.listJobs({ account: 'acct-0', limit: 2_000 });
+      const get = await closedLoop(16, ctx.quick ? 2_000 : 20_000, async (i) => {
+        const id = archived[i % archived.length]!.metadata.name;
+        const res = await on.client.call('GET', `/v1/jobs/${id}`, { key });
+        if (res.status !== 200) throw new Error(`GET ${id}: ${res.status} ${res.body}`);
+      });
+      // The same GET of a live (cached) job in the same run: the baseline the machine allows.
+      const liveIds = (await r.jobs.list()).items
+        .filter((j) => j.spec.account === 'acct-0')
+        .map((j) => j.metadata.name);
+      const getLive = await closedLoop(16, ctx.quick ? 2_000 : 20_000, async (i) => {
+        const res = await on.client.call('GET', `/v1/jobs/${liveIds[i % liveIds.length]}`, { key });
+        if (res.status !== 200) throw new Error(`GET live: ${res.status} ${res.body}`);
+      });
+      // Pages deep in the history (up to 1,000 rows in), each a full page of 50.
+      const cursors = archived
+        .slice(0, Math.min(1_000, archived.length - 50))
+        .map((j) =>
+          Buffer.from(JSON.stringify([j.metadata.creationTimestamp, j.metadata.name])).toString('base64url'),
+        );
+      const list = await closedLoop(16, ctx.quick ? 1_000 : 10_000, async (i) => {
+        const res = await on.client.call('GET', `/v1/jobs?limit=50&cursor=${cursors[i % cursors.length]}`, {
+          key,
+        });
+        if (res.status !== 200 || (JSON.parse(res.body) as { jobs: unknown[] }).jobs.length !== 50)
+          throw new Error(`list: ${res.status} ${res.body.slice(0, 200)}`);
+      });
+      const etcdJobs = (await r.jobs.list()).items.length;
+      const { jobs: archivedRows } = await archive.count();
+      return {
+        archivedRows,
+        liveJobs: live,
+        bulkRowsPerSecond: round(bulkRowsPerSecond, 0),
+        upsertRowsPerSecond: round(upsertRowsPerSecond, 0),
+        bytesPerJob: round(Number(size?.bytes ?? 0) / rows, 0),
+        etcdJobs,
+        rss: {
+          liveOnly: { api: off.api, controller: off.controller },
+          withArchive: { api: on.api, controller: on.controller },
+        },
+        apiRssRatio: round(on.api / off.api, 3),
+        controllerRssRatio: round(on.controller / off.controller, 3),
+        getArchived: get,
+        getLive,
+        getArchivedRatio: round(get.p99Ms / getLive.p99Ms, 2),
+        listPage: list,
+      };
+    } finally {
+      await on.stop();
+    }
+  } finally {
+    await archive.close();
+    await pg.stop();
+    done();
+  }
+}
+
+/** An archived job as the archiver stores it: a finished resource without managedFields. */
+function archivedJob(id: string, account: string, created: string): GenerationJob {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'GenerationJob',
+    metadata: {
+      name: id,
+      namespace: 'bench-archive',
+      uid: id,
+      resourceVersion: '1',
+      creationTimestamp: created,
+      labels: { 'genjobs.io/account': account, 'genjobs.io/model': labelValue(INSTANT_MODEL) },
+    },
+    spec: {
+      account,
+      model: INSTANT_MODEL,
+      version: 'v1.0',
+      input: { prompt: 'a lighthouse at dusk', resolution: '1k', aspect_ratio: '1:1' },
+      costMicroCents: 134000,
+      requestId: id,
+    },
+    status: {
+      phase: 'completed',
+      progress: 100,
+      startedAt: created,
+      completedAt: created,
+      attempts: 1,
+      outputs: [{ url: `http://127.0.0.1:8080/files/jobs/${id}/output-0.png`, type: 'image' }],
+      conditions: [
+        {
+          type: 'Finished',
+          status: 'True',
+          reason: 'Completed',
+          message: 'the job produced its outputs',
+          lastTransitionTime: created,
+          observedGeneration: 1,
+        },
+      ],
+    },
+  };
+}

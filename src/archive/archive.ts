@@ -1,0 +1,84 @@
+import type { GenerationJob, Upload } from '../k8s/types.ts';
+import { migrate } from './migrations.ts';
+import { SqlArchive } from './sql-archive.ts';
+import type { SqlClient } from './sql-client.ts';
+import {
+  type ArchiveListQuery,
+  type ArchiveStore,
+  ArchiveUnavailableError,
+  type ExpiredRow,
+} from './store.ts';
+
+const RETRY_MIGRATION_MS = 1_000;
+
+/**
+ * The archive as the processes use it: the schema is brought up to date before the first
+ * use (not at start: a process must start and run jobs while PostgreSQL is down), a failed
+ * migration is tried again on the next use, and every failure is an
+ * {@link ArchiveUnavailableError}, which the api answers as a retryable 503.
+ */
+export class Archive implements ArchiveStore {
+  private readonly sql: SqlClient;
+  private readonly store: SqlArchive;
+  private migrated: Promise<void> | undefined;
+
+  constructor(sql: SqlClient) {
+    this.sql = sql;
+    this.store = new SqlArchive(sql);
+  }
+
+  /**
+   * Runs pending migrations now; rejects with ArchiveUnavailableError when it cannot. A
+   * failure is answered again for a second without another attempt, so thousands of
+   * finished jobs retrying against a down server do not each open a connection.
+   */
+  ready(): Promise<void> {
+    this.migrated ??= migrate(this.sql).then(
+      () => undefined,
+      (err) => {
+        setTimeout(() => {
+          this.migrated = undefined;
+        }, RETRY_MIGRATION_MS).unref();
+        throw new ArchiveUnavailableError(err);
+      },
+    );
+    return this.migrated;
+  }
+
+  private async call<T>(fn: (s: SqlArchive) => Promise<T>): Promise<T> {
+    await this.ready();
+    try {
+      return await fn(this.store);
+    } catch (err) {
+      throw new ArchiveUnavailableError(err);
+    }
+  }
+
+  upsertJobs(jobs: readonly GenerationJob[]) {
+    return this.call((s) => s.upsertJobs(jobs));
+  }
+  upsertUploads(uploads: readonly Upload[]) {
+    return this.call((s) => s.upsertUploads(uploads));
+  }
+  getJob(id: string) {
+    return this.call((s) => s.getJob(id));
+  }
+  getUpload(id: string) {
+    return this.call((s) => s.getUpload(id));
+  }
+  listJobs(q: ArchiveListQuery) {
+    return this.call((s) => s.listJobs(q));
+  }
+  expired(before: Date, limit: number) {
+    return this.call((s) => s.expired(before, limit));
+  }
+  deleteRows(rows: readonly ExpiredRow[]) {
+    return this.call((s) => s.deleteRows(rows));
+  }
+  count() {
+    return this.call((s) => s.count());
+  }
+  close() {
+    return this.sql.close();
+  }
+}

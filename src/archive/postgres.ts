@@ -1,0 +1,53 @@
+import pg from 'pg';
+import type { SqlClient } from './sql-client.ts';
+
+export interface PostgresOptions {
+  /** A libpq connection string (`postgres://user:pass@host:5432/db?sslmode=require`). */
+  connectionString: string;
+  /** PEM of the CA that signed the server's certificate: TLS on, the certificate verified. */
+  tlsCa?: string;
+  /** Connections in the pool. */
+  maxConnections?: number;
+  /** Also the wait for a free connection: a down server fails fast rather than piling up requests. */
+  timeoutMs?: number;
+  /** Errors of idle connections (the server went away); without a listener they would crash the process. */
+  onError?: (err: Error) => void;
+}
+
+/** A PostgreSQL server through a `pg` connection pool. */
+export function postgresClient(o: PostgresOptions): SqlClient {
+  const timeout = o.timeoutMs ?? 5_000;
+  const pool = new pg.Pool({
+    connectionString: o.connectionString,
+    ...(o.tlsCa ? { ssl: { ca: o.tlsCa, rejectUnauthorized: true } } : {}),
+    max: o.maxConnections ?? 10,
+    connectionTimeoutMillis: timeout,
+    query_timeout: timeout * 2,
+    idleTimeoutMillis: 30_000,
+  });
+  pool.on('error', (err) => o.onError?.(err));
+  return {
+    async query<R extends object>(text: string, params?: unknown[]) {
+      return (await pool.query(text, params)).rows as R[];
+    },
+    async exec(script: string) {
+      // Without parameters pg sends the simple protocol, which runs several statements.
+      await pool.query(script);
+    },
+    async session(fn) {
+      const client = await pool.connect();
+      try {
+        return await fn({
+          query: async <R extends object>(text: string, params?: unknown[]) =>
+            (await client.query(text, params)).rows as R[],
+          exec: async (script: string) => {
+            await client.query(script);
+          },
+        });
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

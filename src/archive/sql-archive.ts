@@ -1,0 +1,146 @@
+import type { GenerationJob, Upload } from '../k8s/types.ts';
+import type { SqlClient } from './sql-client.ts';
+import type { ArchiveListQuery, ArchiveStore, ExpiredRow } from './store.ts';
+
+/** Rows per INSERT: well under PostgreSQL's 65,535 parameters. */
+const INSERT_CHUNK = 500;
+
+/**
+ * The archive on PostgreSQL (a server through `pg`, or PGlite in the dev process): the
+ * same SQL on both. A job's row keeps the resource's JSON as text (type json, not jsonb,
+ * which would reorder keys), so the record the api builds from it is byte for byte the one
+ * it built while the job was live.
+ */
+export class SqlArchive implements ArchiveStore {
+  private readonly sql: SqlClient;
+
+  constructor(sql: SqlClient) {
+    this.sql = sql;
+  }
+
+  async upsertJobs(all: readonly GenerationJob[]): Promise<void> {
+    // One row may be written once per statement: the last version of a name wins.
+    const jobs = [...new Map(all.map((j) => [j.metadata.name, j])).values()];
+    for (let i = 0; i < jobs.length; i += INSERT_CHUNK) {
+      const chunk = jobs.slice(i, i + INSERT_CHUNK);
+      const params: unknown[] = [];
+      const values = chunk.map((job) => {
+        const row = [
+          job.metadata.name,
+          job.spec.account,
+          job.spec.model,
+          job.status?.phase ?? 'pending',
+          job.metadata.creationTimestamp,
+          job.status?.completedAt ?? job.metadata.creationTimestamp,
+          JSON.stringify(stripped(job)),
+        ];
+        const first = params.push(...row) - row.length;
+        return `(${row.map((_, k) => `$${first + k + 1}`).join(',')})`;
+      });
+      await this.sql.query(
+        `INSERT INTO genjobs_jobs (id, account, model, status, created_at, finished_at, resource)
+         VALUES ${values.join(',')}
+         ON CONFLICT (id) DO UPDATE SET account = EXCLUDED.account, model = EXCLUDED.model,
+           status = EXCLUDED.status, created_at = EXCLUDED.created_at,
+           finished_at = EXCLUDED.finished_at, resource = EXCLUDED.resource, archived_at = now()`,
+        params,
+      );
+    }
+  }
+
+  async upsertUploads(all: readonly Upload[]): Promise<void> {
+    const uploads = [...new Map(all.map((u) => [u.metadata.name, u])).values()];
+    for (let i = 0; i < uploads.length; i += INSERT_CHUNK) {
+      const params: unknown[] = [];
+      const values = uploads.slice(i, i + INSERT_CHUNK).map((u) => {
+        params.push(u.metadata.name, u.spec.account, u.spec.expiresAt, JSON.stringify(stripped(u)));
+        const n = params.length;
+        return `($${n - 3},$${n - 2},$${n - 1},$${n})`;
+      });
+      await this.sql.query(
+        `INSERT INTO genjobs_uploads (id, account, expires_at, resource) VALUES ${values.join(',')}
+         ON CONFLICT (id) DO UPDATE SET account = EXCLUDED.account, expires_at = EXCLUDED.expires_at,
+           resource = EXCLUDED.resource, archived_at = now()`,
+        params,
+      );
+    }
+  }
+
+  async getJob(id: string): Promise<GenerationJob | undefined> {
+    const rows = await this.sql.query<{ resource: string }>(
+      'SELECT resource::text AS resource FROM genjobs_jobs WHERE id = $1',
+      [id],
+    );
+    return rows[0] ? (JSON.parse(rows[0].resource) as GenerationJob) : undefined;
+  }
+
+  async getUpload(id: string): Promise<Upload | undefined> {
+    const rows = await this.sql.query<{ resource: string }>(
+      'SELECT resource::text AS resource FROM genjobs_uploads WHERE id = $1',
+      [id],
+    );
+    return rows[0] ? (JSON.parse(rows[0].resource) as Upload) : undefined;
+  }
+
+  async listJobs(q: ArchiveListQuery): Promise<GenerationJob[]> {
+    const params: unknown[] = [q.account];
+    const where = ['account = $1'];
+    if (q.status) where.push(`status = $${params.push(q.status)}`);
+    if (q.model) where.push(`model = $${params.push(q.model)}`);
+    if (q.before) {
+      params.push(q.before[0], q.before[1]);
+      where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
+    }
+    const rows = await this.sql.query<{ resource: string }>(
+      `SELECT resource::text AS resource FROM genjobs_jobs WHERE ${where.join(' AND ')}
+       ORDER BY created_at DESC, id DESC LIMIT $${params.push(q.limit)}`,
+      params,
+    );
+    return rows.map((r) => JSON.parse(r.resource) as GenerationJob);
+  }
+
+  async expired(before: Date, limit: number): Promise<ExpiredRow[]> {
+    const rows = await this.sql.query<{ kind: 'job' | 'upload'; id: string }>(
+      `(SELECT 'job' AS kind, id, finished_at AS at FROM genjobs_jobs WHERE finished_at < $1
+         ORDER BY finished_at LIMIT $2)
+       UNION ALL
+       (SELECT 'upload' AS kind, id, expires_at AS at FROM genjobs_uploads WHERE expires_at < $1
+         ORDER BY expires_at LIMIT $2)
+       ORDER BY at LIMIT $2`,
+      [before.toISOString(), limit],
+    );
+    return rows.map((r) => ({ kind: r.kind, id: r.id }));
+  }
+
+  async deleteRows(rows: readonly ExpiredRow[]): Promise<number> {
+    const ids = (kind: ExpiredRow['kind']) => rows.filter((r) => r.kind === kind).map((r) => r.id);
+    const [jobs, uploads] = await Promise.all([
+      this.sql.query<{ n: number }>(
+        'WITH d AS (DELETE FROM genjobs_jobs WHERE id = ANY($1::text[]) RETURNING 1) SELECT count(*)::int AS n FROM d',
+        [ids('job')],
+      ),
+      this.sql.query<{ n: number }>(
+        'WITH d AS (DELETE FROM genjobs_uploads WHERE id = ANY($1::text[]) RETURNING 1) SELECT count(*)::int AS n FROM d',
+        [ids('upload')],
+      ),
+    ]);
+    return (jobs[0]?.n ?? 0) + (uploads[0]?.n ?? 0);
+  }
+
+  async count(): Promise<{ jobs: number; uploads: number }> {
+    const rows = await this.sql.query<{ jobs: number; uploads: number }>(
+      `SELECT (SELECT count(*)::int FROM genjobs_jobs) AS jobs, (SELECT count(*)::int FROM genjobs_uploads) AS uploads`,
+    );
+    return rows[0] ?? { jobs: 0, uploads: 0 };
+  }
+
+  close(): Promise<void> {
+    return this.sql.close();
+  }
+}
+
+/** The resource without what only the apiserver needs (managedFields grow every object a lot). */
+function stripped<T extends { metadata: object }>(obj: T): T {
+  const { managedFields: _, ...metadata } = obj.metadata as { managedFields?: unknown };
+  return { ...obj, metadata } as T;
+}

@@ -1,0 +1,13 @@
+/**
+ * The little the archive needs from a PostgreSQL connection: a query, and a session on one
+ * connection (a session-level advisory lock holds per connection). Both `pg` and PGlite
+ * fit it, so the archive runs the same SQL on either.
+ */
+export interface SqlClient {
+  query<R extends object = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+  /** Runs `fn` on one connection, released after. */
+  session<T>(fn: (session: Pick<SqlClient, 'query' | 'exec'>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

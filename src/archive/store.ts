@@ -1,0 +1,52 @@
+import type { GenerationJob, Upload } from '../k8s/types.ts';
+
+/** Where a page of archived jobs starts: the (createdAt, id) key of the last job already shown. */
+export type ListKey = readonly [createdAt: string, id: string];
+
+/** A query for one account's archived jobs, newest first by (createdAt, id). */
+export interface ArchiveListQuery {
+  account: string;
+  status?: string;
+  model?: string;
+  /** Only jobs strictly older than this key. */
+  before?: ListKey;
+  limit: number;
+}
+
+/** An archived job or upload whose retention has passed, as retention deletes it. */
+export interface ExpiredRow {
+  kind: 'job' | 'upload';
+  id: string;
+}
+
+/**
+ * The job history: final records of finished jobs and expired uploads, written by the
+ * controller's archiver before their resources are deleted, read by the api when a job is
+ * no longer live. Every write is an idempotent upsert keyed by name, so a record written
+ * twice (a controller killed between the upsert and the delete) is still one record.
+ */
+export interface ArchiveStore {
+  /** Upserts final records of finished jobs; the stored JSON is the resource as it was. */
+  upsertJobs(jobs: readonly GenerationJob[]): Promise<void>;
+  upsertUploads(uploads: readonly Upload[]): Promise<void>;
+  getJob(id: string): Promise<GenerationJob | undefined>;
+  getUpload(id: string): Promise<Upload | undefined>;
+  listJobs(q: ArchiveListQuery): Promise<GenerationJob[]>;
+  /** Up to `limit` rows finished (jobs) or expired (uploads) before `before`, oldest first. */
+  expired(before: Date, limit: number): Promise<ExpiredRow[]>;
+  /** Deletes rows; returns how many went. */
+  deleteRows(rows: readonly ExpiredRow[]): Promise<number>;
+  /** Rows held, by kind (operators, the bench). */
+  count(): Promise<{ jobs: number; uploads: number }>;
+  close(): Promise<void>;
+}
+
+/** The archive could not be reached or answered with an error: the caller may retry later. */
+export class ArchiveUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`the job archive is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.name = 'ArchiveUnavailableError';
+  }
+}

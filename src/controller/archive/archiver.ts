@@ -1,0 +1,196 @@
+import { type ArchiveStore, ArchiveUnavailableError } from '../../archive/store.ts';
+import { assertNever } from '../../errors.ts';
+import { isConflict } from '../../k8s/errors.ts';
+import type { Informer } from '../../k8s/informer.ts';
+import type { Pod } from '../../k8s/pods.ts';
+import type { CustomResources } from '../../k8s/resources.ts';
+import type { Account, GenerationJob, Upload } from '../../k8s/types.ts';
+import type { HandlerResult } from '../../k8s/workqueue.ts';
+import type { Logger } from '../../log.ts';
+import type { Metrics } from '../../metrics.ts';
+import { Batcher } from './batch.ts';
+import { type ArchiveStep, decideJobArchive, decideUploadArchive } from './decide.ts';
+import type { Retention } from './retention.ts';
+import { settled } from './settled.ts';
+
+export interface ArchiverDeps {
+  archive: ArchiveStore;
+  jobs: CustomResources<GenerationJob>;
+  jobCache: Informer<GenerationJob>;
+  uploads: CustomResources<Upload>;
+  uploadCache: Informer<Upload>;
+  /** Worker Pods, indexed by 'job'. */
+  podCache: Informer<Pod>;
+  accountCache: Informer<Account>;
+  retention: Retention;
+  metrics: Metrics;
+  log: Logger;
+  now: () => number;
+  keepFinishedMs: number;
+}
+
+/** Queue keys: `job/<name>`, `upload/<name>`, and the one periodic retention pass. */
+export const jobKey = (name: string) => `job/${name}`;
+export const uploadKey = (name: string) => `upload/${name}`;
+export const RETENTION_KEY = 'retention';
+
+/** A job that waits on the cluster comes back with its event; this is the safety net. */
+const WAIT_RECHECK_MS = 60_000;
+/** While the archive is down, each key tries again this often (the resources stay meanwhile). */
+const DOWN_RETRY_MS = 5_000;
+
+/**
+ * Moves finished jobs and expired uploads from etcd to the archive: upsert the final
+ * record, then (after `keepFinishedMs`) delete the resource with a precondition on the very
+ * version archived. The upsert always comes first and is idempotent, so a controller killed
+ * between the two writes it again on restart and then deletes: nothing lost, nothing twice.
+ */
+export class Archiver {
+  private readonly d: ArchiverDeps;
+  /** Key → resourceVersion this process archived. Lost on restart, which only costs an upsert. */
+  private readonly archived = new Map<string, string>();
+  /** Key → when this process first found it ready to archive (archive lag). */
+  private readonly readySince = new Map<string, number>();
+  private readonly jobBatch: Batcher<GenerationJob>;
+  private readonly uploadBatch: Batcher<Upload>;
+  /** Job key → account, of finished jobs waiting for their settlement (an Account event brings them back). */
+  private readonly awaitingSettlement = new Map<string, string>();
+  private down = false;
+
+  constructor(deps: ArchiverDeps) {
+    this.d = deps;
+    this.jobBatch = new Batcher((jobs) => deps.archive.upsertJobs(jobs));
+    this.uploadBatch = new Batcher((uploads) => deps.archive.upsertUploads(uploads));
+  }
+
+  /** Seconds since the oldest job ready to archive became so, 0 when none waits. */
+  lagSeconds(): number {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const t of this.readySince.values()) oldest = Math.min(oldest, t);
+    return Number.isFinite(oldest) ? Math.max(0, (this.d.now() - oldest) / 1000) : 0;
+  }
+
+  /** Keys of the account's finished jobs that wait for their settlement. */
+  waitingOn(account: string): string[] {
+    return [...this.awaitingSettlement].filter(([, a]) => a === account).map(([key]) => key);
+  }
+
+  async reconcile(key: string): Promise<HandlerResult | undefined> {
+    try {
+      if (key === RETENTION_KEY) return await this.d.retention.pass();
+      const result = key.startsWith('upload/')
+        ? await this.reconcileUpload(key, key.slice('upload/'.length))
+        : await this.reconcileJob(key, key.slice('job/'.length));
+      this.up();
+      return result;
+    } catch (err) {
+      if (!(err instanceof ArchiveUnavailableError)) throw err;
+      this.d.metrics.archiveErrors.inc({ op: key === RETENTION_KEY ? 'retention' : 'upsert' });
+      if (!this.down)
+        this.d.log.warn(
+          { err: err.message },
+          'archive unavailable; finished jobs stay resources until it returns',
+        );
+      this.down = true;
+      return { requeueAfterMs: DOWN_RETRY_MS + Math.floor(Math.random() * DOWN_RETRY_MS) };
+    }
+  }
+
+  private up(): void {
+    if (!this.down) return;
+    this.down = false;
+    this.d.log.info('archive available again');
+  }
+
+  private async reconcileJob(key: string, name: string): Promise<HandlerResult | undefined> {
+    const d = this.d;
+    const job = d.jobCache.get(name);
+    if (!job) return this.forget(key);
+    const rv = job.metadata.resourceVersion ?? '';
+    const step = decideJobArchive({
+      job,
+      podGone: d.podCache.countByIndex('job', name) === 0,
+      settled: settled(job, d.accountCache.get(job.spec.account)),
+      archived: this.archived.get(key) === rv,
+      now: d.now(),
+      keepFinishedMs: d.keepFinishedMs,
+    });
+    if (step.kind === 'wait' && step.for === 'settlement') this.awaitingSettlement.set(key, job.spec.account);
+    else this.awaitingSettlement.delete(key);
+    return this.act(key, step, {
+      upsert: () => this.jobBatch.add(job),
+      delete: () => d.jobs.delete(name, { uid: job.metadata.uid, resourceVersion: rv }),
+      rv,
+      kind: 'job',
+      again: () => this.reconcileJob(key, name),
+    });
+  }
+
+  private async reconcileUpload(key: string, name: string): Promise<HandlerResult | undefined> {
+    const d = this.d;
+    const upload = d.uploadCache.get(name);
+    if (!upload) return this.forget(key);
+    const rv = upload.metadata.resourceVersion ?? '';
+    const step = decideUploadArchive({
+      upload,
+      archived: this.archived.get(key) === rv,
+      now: d.now(),
+      keepFinishedMs: d.keepFinishedMs,
+    });
+    return this.act(key, step, {
+      upsert: () => this.uploadBatch.add(upload),
+      delete: () => d.uploads.delete(name, { uid: upload.metadata.uid, resourceVersion: rv }),
+      rv,
+      kind: 'upload',
+      again: () => this.reconcileUpload(key, name),
+    });
+  }
+
+  private async act(
+    key: string,
+    step: ArchiveStep,
+    o: {
+      upsert: () => Promise<void>;
+      delete: () => Promise<boolean>;
+      rv: string;
+      kind: 'job' | 'upload';
+      again: () => Promise<HandlerResult | undefined>;
+    },
+  ): Promise<HandlerResult | undefined> {
+    switch (step.kind) {
+      case 'none':
+        return this.forget(key);
+      case 'wait':
+        this.readySince.delete(key);
+        return { requeueAfterMs: WAIT_RECHECK_MS };
+      case 'archive':
+        if (o.kind === 'job' && !this.readySince.has(key)) this.readySince.set(key, this.d.now());
+        await o.upsert();
+        this.archived.set(key, o.rv);
+        this.readySince.delete(key);
+        this.d.metrics.archived.inc({ kind: o.kind });
+        return o.again();
+      case 'keep':
+        return { requeueAfterMs: Math.max(1, step.ms) };
+      case 'delete':
+        try {
+          await o.delete();
+        } catch (err) {
+          // It changed since it was archived: the new version is archived before the delete.
+          if (isConflict(err)) return { requeueAfterMs: 50 };
+          throw err;
+        }
+        this.forget(key);
+        return undefined;
+      default:
+        return assertNever(step);
+    }
+  }
+
+  private forget(key: string): undefined {
+    this.archived.delete(key);
+    this.awaitingSettlement.delete(key);
+    this.readySince.delete(key);
+    return undefined;
+  }
+}

@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Archive } from '../../src/archive/archive.ts';
+import { LocalPostgres } from '../../src/archive/local-server.ts';
+import { postgresClient } from '../../src/archive/postgres.ts';
+import { REPO_ROOT } from '../../src/dev/controlplane.ts';
+import { at, finishedJob } from './fixtures.ts';
+
+const run = promisify(execFile);
+let pg: LocalPostgres;
+
+beforeAll(async () => {
+  pg = await LocalPostgres.start();
+  const archive = new Archive(postgresClient({ connectionString: pg.url }));
+  await archive.upsertJobs([
+    finishedJob('h1', { createdAt: at(1) }),
+    finishedJob('h2', { createdAt: at(2), phase: 'failed' }),
+    finishedJob('h3', { createdAt: at(3) }),
+    finishedJob('elsewhere', { account: 'other' }),
+  ]);
+  await archive.close();
+});
+afterAll(() => pg?.stop());
+
+const history = (...args: string[]) =>
+  run(process.execPath, [join(REPO_ROOT, 'src', 'cli.ts'), 'history', '--archive-url', pg.url, ...args], {
+    env: { ...process.env, GENJOBS_ARCHIVE: 'off' },
+  });
+
+it('genjobs history list pages an account newest first, and history get shows the whole resource', async () => {
+  const first = await history('list', '--account', 'acme', '--limit', '2');
+  const lines = first.stdout.trim().split('\n');
+  expect(lines[0]).toBe('NAME\tSTATUS\tMODEL\tCOST\tCREATED\tFINISHED');
+  expect(lines.slice(1, 3).map((l) => l.split('\t').slice(0, 2))).toEqual([
+    ['h3', 'completed'],
+    ['h2', 'failed'],
+  ]);
+  const before = /--before (\S+)/.exec(first.stdout)?.[1];
+  expect(before).toBe(`${at(2)},h2`);
+  const next = JSON.parse(
+    (await history('list', '--account', 'acme', '--before', before!, '-o', 'json')).stdout,
+  );
+  expect(next.jobs.map((j: { metadata: { name: string } }) => j.metadata.name)).toEqual(['h1']);
+  expect(next.nextBefore).toBeNull();
+
+  const got = JSON.parse((await history('get', 'h2')).stdout);
+  expect(got).toMatchObject({
+    metadata: { name: 'h2' },
+    status: { phase: 'failed', error: { code: 'GENERATION_FAILED' } },
+  });
+  await expect(history('get', 'nope')).rejects.toMatchObject({
+    stderr: expect.stringContaining('not in the archive'),
+  });
+});

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Archive } from '../../src/archive/archive.ts';
+import { LocalPostgres } from '../../src/archive/local-server.ts';
+import { postgresClient } from '../../src/archive/postgres.ts';
+import { uploadKey } from '../../src/blob/keys.ts';
+import type { RunningController } from '../../src/controller/main.ts';
+import { eventually } from '../support/cluster.ts';
+import { startTestStack, type TestStack } from '../support/stack.ts';
+
+const IMAGE = 'genjobs/reference-image/text-to-image';
+
+let pg: LocalPostgres;
+let s: TestStack;
+let archive: Archive;
+let key: string;
+
+const env = () => ({ GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: pg.url });
+
+beforeAll(async () => {
+  pg = await LocalPostgres.start();
+  // keepFinished long for the first controller: each test chooses when jobs leave etcd.
+  s = await startTestStack('archive-life', { env: { ...env(), GENJOBS_KEEP_FINISHED: '1h' } });
+  archive = new Archive(postgresClient({ connectionString: pg.url }));
+  key = await s.account({ name: 'acme', plan: 'enterprise' });
+});
+afterAll(async () => {
+  await s?.stop();
+  await archive?.close();
+  await pg?.stop();
+});
+
+async function submit(idempotencyKey?: string) {
+  const res = await s.call('/v1/jobs/submit', {
+    method: 'POST',
+    key,
+    json: { model: IMAGE, input: { prompt: 'a lighthouse at dusk' } },
+    ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
+  });
+  expect(res.status).toBe(200);
+  return res;
+}
+
+const finished = (jobId: string) =>
+  eventually(
+    async () => {
+      const res = await s.call(`/v1/jobs/${jobId}`, { key });
+      const text = await res.text();
+      return ['completed', 'failed'].includes(JSON.parse(text).status) ? text : undefined;
+    },
+    90_000,
+    `job ${jobId} to finish`,
+  );
+
+/** Replaces the running controller by one with other settings (the first is killed, as by a crash). */
+async function restartController(extra: NodeJS.ProcessEnv): Promise<RunningController> {
+  await s.controller.stop();
+  s.controller = await s.startController({ ...env(), ...extra });
+  return s.controller;
+}
+
+describe('a finished job moves from etcd to the archive', () => {
+  it('the job list pages across live and archived jobs with no job twice or skipped while jobs move', async () => {
+    const other = await s.account({ name: 'lister', plan: 'enterprise' });
+    const names = Array.from({ length: 12 }, (_, i) => `lst-${String(i).padStart(2, '0')}`);
+    for (const [i, name] of names.entries()) {
+      const created = await s.r.jobs.create({
+        metadata: { name, labels: { 'genjobs.io/account': 'lister' } },
+        spec: { account: 'lister', model: IMAGE, version: 'v1.0', input: { prompt: 'x' }, costMicroCents: 0 },
+      } as never);
+      await s.r.jobs.updateStatus({
+        ...created,
+        status: {
+          phase: i % 4 === 0 ? 'failed' : 'completed',
+          progress: 0,
+          completedAt: new Date().toISOString(),
+          ...(i % 4 === 0 ? { error: { code: 'GENERATION_FAILED', message: 'no' } } : {}),
+        },
+      });
+    }
+    // The archiver (keepFinished 1 h) upserts them all and keeps the resources.
+    await eventually(async () => (await archive.count()).jobs >= names.length, 30_000, 'the upserts');
+    const expected = (await (await s.call('/v1/jobs?limit=50', { key: other })).json()).jobs.map(
+      (j: { jobId: string }) => j.jobId,
+    );
+    expect([...expected].sort()).toEqual(names);
+
+    const move = async (ids: string[]) => {
+      for (const id of ids) await s.r.jobs.delete(id);
+      await new Promise((r) => setTimeout(r, 300));
+    };
+    const seen: string[] = [];
+    const page = async (cursor?: string) => {
+      const q = cursor ? `&cursor=${cursor}` : '';
+      const body = await (await s.call(`/v1/jobs?limit=5${q}`, { key: other })).json();
+      seen.push(...body.jobs.map((j: { jobId: string }) => j.jobId));
+      return body.nextCursor as string | null;
+    };
+    let cursor = await page();
+    // Jobs on the page just shown, on the next page and further on leave etcd between fetches.
+    await move([expected[0], expected[5], expected[6], expected[11]]);
+    cursor = await page(cursor!);
+    await move([expected[4], expected[9], expected[10]]);
+    cursor = await page(cursor!);
+    expect(cursor).toBeNull();
+    expect(seen).toEqual(expected);
+
+    const failed = await (await s.call('/v1/jobs?limit=50&status=failed', { key: other })).json();
+    expect(failed.jobs.map((j: { jobId: string }) => j.jobId).sort()).toEqual(['lst-00', 'lst-04', 'lst-08']);
+    const none = await (await s.call('/v1/jobs?limit=50&model=genjobs/other/x', { key: other })).json();
+    expect(none.jobs).toEqual([]);
+  });
+
+  it('is archived before its resource goes, reads back byte for byte, and its Idempotency-Key still replays', async () => {
+    const res = await submit('lighthouse-1');
+    const { jobId } = await res.json();
+    const live = await finished(jobId);
+    // Archived (the upsert) while the resource is kept for keepFinished.
+    await eventually(() => archive.getJob(jobId), 20_000, 'the upsert');
+    expect(await s.r.jobs.get(jobId)).toBeDefined();
+
+    // A controller killed after the upsert, before the delete: the next one deletes.
+    await restartController({ GENJOBS_KEEP_FINISHED: '1s' });
+    await eventually(async () => (await s.r.jobs.get(jobId)) === undefined, 20_000, 'the delete');
+    await new Promise((r) => setTimeout(r, 300)); // the api's cache sees the delete
+
+    const archived = await s.call(`/v1/jobs/${jobId}`, { key });
+    expect(archived.status).toBe(200);
+    expect(await archived.text()).toBe(live);
+    const rows = await archive.listJobs({ account: 'acme', limit: 10 });
+    expect(rows.filter((j) => j.metadata.name === jobId)).toHaveLength(1);
+
+    const list = await (await s.call('/v1/jobs?limit=50', { key })).json();
+    expect(list.jobs.map((j: { jobId: string }) => j.jobId)).toContain(jobId);
+    expect(JSON.stringify(list.jobs.find((j: { jobId: string }) => j.jobId === jobId))).toBe(live);
+
+    const replay = await submit('lighthouse-1');
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((await replay.json()).jobId).toBe(jobId);
+    // Never a second job: no resource of that name came back.
+    expect(await s.r.jobs.get(jobId)).toBeUndefined();
+  });
+
+  it("an expired upload's record is archived, then its resource deleted", async () => {
+    const expiresAt = new Date(Date.now() - 3_600_000).toISOString();
+    const id = randomUUID();
+    await s.r.uploads.create({
+      metadata: { name: id },
+      spec: {
+        account: 'acme',
+        filename: 'in.png',
+        contentType: 'image/png',
+        maxSize: 1_000,
+        objectKey: uploadKey('acme', id),
+        expiresAt,
+      },
+    } as never);
+    // The upload reconciler expires it, the archiver archives it and (keepFinished past) deletes it.
+    await eventually(async () => (await s.r.uploads.get(id)) === undefined, 30_000, 'the delete');
+    expect(await archive.getUpload(id)).toMatchObject({
+      spec: { account: 'acme', expiresAt },
+      status: { phase: 'expired' },
+    });
+  });
+
+  it('with PostgreSQL down, jobs still run and finish, the resources stay, and archiving catches up', async () => {
+    await restartController({ GENJOBS_KEEP_FINISHED: '1s' });
+    await pg.pause();
+    try {
+      const { jobId } = await (await submit()).json();
+      const live = await finished(jobId);
+      // A live job answers; a lookup that needs the archive is a retryable 503.
+      expect((await s.call(`/v1/jobs/${jobId}`, { key })).status).toBe(200);
+      const missing = await fetch(`${s.api.url}/v1/jobs/00000000-0000-0000-0000-000000000000`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(missing.status).toBe(503);
+      expect(await missing.json()).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+      const list = await fetch(`${s.api.url}/v1/jobs`, { headers: { authorization: `Bearer ${key}` } });
+      expect(list.status).toBe(503);
+      // keepFinished (1 s) passes, but an unarchived job is never deleted.
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(await s.r.jobs.get(jobId)).toBeDefined();
+      const metrics = await (await fetch(`${s.controller.url}/metrics`)).text();
+      expect(metrics).toMatch(/genjobs_archive_errors_total\{op="upsert"\} [1-9]/);
+
+      await pg.resume();
+      await eventually(async () => (await s.r.jobs.get(jobId)) === undefined, 30_000, 'the catch-up');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await (await s.call(`/v1/jobs/${jobId}`, { key })).text()).toBe(live);
+    } finally {
+      await pg.resume().catch(() => {});
+    }
+  });
+});

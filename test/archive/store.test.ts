@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS, migrate } from '../../src/archive/migrations.ts';
+import { pgliteClient } from '../../src/archive/pglite.ts';
+import { postgresClient } from '../../src/archive/postgres.ts';
+import type { SqlClient } from '../../src/archive/sql-client.ts';
+import { ArchiveUnavailableError } from '../../src/archive/store.ts';
+import { jobRecord } from '../../src/jobs/record.ts';
+import { at, finishedJob } from './fixtures.ts';
+import { type Flavour, pglite, postgres } from './flavours.ts';
+
+for (const make of [pglite, postgres]) {
+  describe(`archive store on ${make.name}`, () => {
+    let flavour: Flavour;
+    beforeAll(async () => {
+      flavour = await make();
+    });
+    afterAll(() => flavour?.stop());
+
+    it('an upsert twice is one row, and the job reads back as it was written', async () => {
+      const archive = await flavour.open();
+      const job = finishedJob('a1');
+      await archive.upsertJobs([job]);
+      await archive.upsertJobs([job]);
+      expect(await archive.count()).toEqual({ jobs: 1, uploads: 0 });
+      const back = await archive.getJob('a1');
+      // Byte for byte the record the api serves from the live resource.
+      expect(JSON.stringify(jobRecord(back!))).toBe(JSON.stringify(jobRecord(job)));
+      expect(back?.metadata).not.toHaveProperty('managedFields');
+      expect(await archive.getJob('nope')).toBeUndefined();
+    });
+
+    it('lists one account newest first, a page at a time, with status and model filters', async () => {
+      const archive = await flavour.open();
+      const jobs = Array.from({ length: 30 }, (_, i) =>
+        finishedJob(`j${String(i).padStart(2, '0')}`, {
+          createdAt: at(Math.floor(i / 2)), // pairs share a second: the id breaks the tie
+          phase: i % 3 === 0 ? 'failed' : 'completed',
+          model: i % 2 ? 'flux-schnell' : 'kling',
+        }),
+      );
+      await archive.upsertJobs([...jobs, finishedJob('other', { account: 'someone-else' })]);
+      const seen: string[] = [];
+      let before: readonly [string, string] | undefined;
+      for (;;) {
+        const page = await archive.listJobs({ account: 'acme', limit: 7, before });
+        if (page.length === 0) break;
+        seen.push(...page.map((j) => j.metadata.name ?? ''));
+        const last = page.at(-1)!;
+        before = [last.metadata.creationTimestamp ?? '', last.metadata.name ?? ''];
+      }
+      expect(seen).toEqual(jobs.map((j) => j.metadata.name).reverse());
+      const failedKling = await archive.listJobs({
+        account: 'acme',
+        status: 'failed',
+        model: 'kling',
+        limit: 50,
+      });
+      expect(failedKling.map((j) => j.metadata.name)).toEqual(['j24', 'j18', 'j12', 'j06', 'j00']);
+    });
+
+    it('retention finds rows finished before a time, oldest first, and deletes them in batches', async () => {
+      const archive = await flavour.open();
+      await archive.upsertJobs(
+        Array.from({ length: 5 }, (_, i) => finishedJob(`r${i}`, { completedAt: at(i * 60) })),
+      );
+      const expired = await archive.expired(new Date(Date.parse(at(150))), 2);
+      expect(expired).toEqual([
+        { kind: 'job', id: 'r0' },
+        { kind: 'job', id: 'r1' },
+      ]);
+      expect(await archive.deleteRows(expired)).toBe(2);
+      expect(await archive.deleteRows(expired)).toBe(0);
+      expect((await archive.expired(new Date(Date.parse(at(150))), 10)).map((r) => r.id)).toEqual(['r2']);
+    });
+
+    it('migrations run once however many replicas start together', async () => {
+      // A database nobody migrated yet.
+      let sql: SqlClient;
+      if (flavour.server) {
+        const admin = postgresClient({ connectionString: flavour.server.url });
+        await admin.query('CREATE DATABASE migrations_race');
+        await admin.close();
+        sql = postgresClient({
+          connectionString: flavour.server.url.replace(/\/postgres$/, '/migrations_race'),
+        });
+      } else sql = await pgliteClient();
+      try {
+        const runs = await Promise.all([migrate(sql), migrate(sql), migrate(sql)]);
+        expect(runs.flat().sort()).toEqual(MIGRATIONS.map((_, i) => i + 1));
+        const rows = await sql.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM genjobs_schema_migrations',
+        );
+        expect(rows[0]?.n).toBe(MIGRATIONS.length);
+        expect(await migrate(sql)).toEqual([]);
+      } finally {
+        await sql.close();
+      }
+    });
+  });
+}
+
+describe('archive on a stopped PostgreSQL server', () => {
+  it('fails with ArchiveUnavailableError, then works again once the server is back', async () => {
+    const flavour = await postgres();
+    try {
+      const archive = await flavour.open();
+      await archive.upsertJobs([finishedJob('f1')]);
+      await flavour.server!.pause();
+      await expect(archive.getJob('f1')).rejects.toBeInstanceOf(ArchiveUnavailableError);
+      await flavour.server!.resume();
+      expect((await archive.getJob('f1'))?.metadata.name).toBe('f1');
+    } finally {
+      await flavour.stop();
+    }
+  });
+});
