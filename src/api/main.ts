@@ -26,7 +26,7 @@ import { limitSettings } from './limits/config.ts';
 import { RequestLimits } from './limits/limits.ts';
 import { listen, type RunningServer } from './server.ts';
 import { withWrappedUploadPuts } from './uploads/files.ts';
-import { isUploadContentType, maxSizeOf } from './uploads/policy.ts';
+import { isUploadContentType, maxSizeOf } from '../uploads/policy.ts';
 import { uploadRoutes } from './uploads/routes.ts';
 import { UploadService } from './uploads/service.ts';
 

@@ -1,5 +1,5 @@
 import { type GenerationJob, isTerminal, type Upload } from '../../k8s/types.ts';
-import { putClosesAt } from '../uploads/policy.ts';
+import { putClosesAt } from '../../uploads/policy.ts';
 
 /** What an account holds in the cluster right now, as far as per-account caps count it. */
 export interface UploadUsage {
