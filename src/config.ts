@@ -176,7 +176,10 @@ export const configSchema = z.object({
     .int()
     .nonnegative()
     .default(2 * 1024 ** 3),
-  /** A cancelled job's resource is deleted this long after it was cancelled and refunded. */
+  /**
+   * A cancelled job's resource is deleted this long after it was cancelled and refunded (archive
+   * off; with the archive on, every finished job leaves after GENJOBS_KEEP_FINISHED, archived).
+   */
   GENJOBS_CANCELLED_JOB_TTL: duration.prefault('5m'),
   /** An expired Upload's resource is deleted this long after it expired (GET answers `expired` meanwhile). */
   GENJOBS_UPLOAD_EXPIRED_RETENTION: duration.prefault('15m'),

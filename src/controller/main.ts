@@ -213,7 +213,10 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       queueTimeoutMs: config.GENJOBS_QUEUE_TIMEOUT,
       maxAttempts: config.GENJOBS_MAX_ATTEMPTS,
       ttlMs: config.GENJOBS_JOB_TTL,
-      cancelledTtlMs: config.GENJOBS_CANCELLED_JOB_TTL,
+      // With the archive on, finished jobs (cancelled ones too) leave etcd through the
+      // archiver after GENJOBS_KEEP_FINISHED, archived first; a delete here would lose the
+      // record, so the TTLs are only a backstop then.
+      cancelledTtlMs: archiver ? config.GENJOBS_JOB_TTL : config.GENJOBS_CANCELLED_JOB_TTL,
       retryBaseMs: config.GENJOBS_RETRY_BASE,
       reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
     },
