@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { AccountAdmin } from '../accounts/admin.ts';
 import { startApi } from '../api/main.ts';
 import { defaultCatalogConfigMap } from '../catalog/install.ts';
-import { loadConfig } from '../config.ts';
+import { kubeDeadlines, loadConfig } from '../config.ts';
 import { startController } from '../controller/main.ts';
 import { fromKubeConfig, loadKubeConfig } from '../k8s/client.ts';
 import { applyConfigMap } from '../k8s/configmaps.ts';
@@ -47,7 +47,7 @@ export async function devMain(): Promise<void> {
   const cp = await ControlPlane.start({ dir: join(dir, 'cluster') });
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, cp.kubeconfig(NAMESPACE), { mode: 0o600 });
-  const kube = fromKubeConfig(loadKubeConfig(kubeconfig), NAMESPACE);
+  const kube = fromKubeConfig(loadKubeConfig(kubeconfig), NAMESPACE, kubeDeadlines(config));
   await applyCrds(kube, await readCrds(join(REPO_ROOT, 'crds')));
   await ensureNamespace(kube, NAMESPACE);
   await applyConfigMap(kube, await defaultCatalogConfigMap());

@@ -11,7 +11,7 @@ import { AppError } from '../../errors.ts';
 import { DurationEstimator } from '../../jobs/eta.ts';
 import { labelValue } from '../../jobs/labels.ts';
 import { phaseOf } from '../../jobs/record.ts';
-import { isAlreadyExists, isConflict } from '../../k8s/errors.ts';
+import { ApiserverUnavailable, isAlreadyExists, isConflict } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
@@ -146,6 +146,16 @@ export class JobService {
         const existing = await this.o.jobs.get(jobId);
         const replay = existing && this.replay(existing, accountName, bodyHash);
         if (replay) return replay;
+      }
+      if (created.reason instanceof ApiserverUnavailable && cmd.idempotencyKey !== undefined) {
+        // The write's outcome is unknown: the job may still land. The reservation stays, so a
+        // retry with the same key finds the job holding it, or creates it under the same id
+        // and reuses it; a reservation whose job never appears is refunded after the grace.
+        throw new AppError(
+          'UNAVAILABLE',
+          'the job could not be confirmed in time; retry with the same Idempotency-Key',
+          { cause: created.reason, retryAfterSeconds: created.reason.retryAfterSeconds },
+        );
       }
       // Never charge for a job that does not exist.
       await this.o.ledger.run(accountName, { kind: 'refund', jobId });
