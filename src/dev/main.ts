@@ -44,7 +44,12 @@ export async function devMain(): Promise<void> {
   });
 
   log.info({ dir }, 'starting the local control plane');
-  const cp = await ControlPlane.start({ dir: join(dir, 'cluster') });
+  // A killed etcd or kube-apiserver comes back on its own; the service rides it out.
+  const cp = await ControlPlane.start({
+    dir: join(dir, 'cluster'),
+    supervise: true,
+    onRestart: (part, awayMs) => log.warn({ part, awayMs }, 'restarted a control plane process that exited'),
+  });
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, cp.kubeconfig(NAMESPACE), { mode: 0o600 });
   const kube = fromKubeConfig(loadKubeConfig(kubeconfig), NAMESPACE, kubeDeadlines(config));

@@ -16,7 +16,7 @@ import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
-import type { LedgerResult } from '../../ledger/ops.ts';
+import { holdsReservation, type LedgerResult } from '../../ledger/ops.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import type { Principal } from '../request.ts';
 import { type ListQuery, listPage } from './list.ts';
@@ -95,7 +95,10 @@ export class JobService {
       const existing = this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId));
       if (existing) {
         const replay = this.replay(existing, accountName, bodyHash);
-        if (replay) return replay;
+        if (replay) {
+          await this.ensureReserved(principal, existing, variant);
+          return replay;
+        }
         jobId = randomUUID(); // the key's window has passed: a new job
       }
     }
@@ -168,6 +171,41 @@ export class JobService {
     const job = created.value;
     this.o.onSubmitted?.(variant.slug, cost);
     return { ...this.submitResult(job, variant.runtime), duplicate: false };
+  }
+
+  /**
+   * Makes sure a replayed job holds its reservation. The first submit's reservation write
+   * may have timed out (or been undone) while its job write landed; answering 200 for that
+   * job would promise a job the controller removes for want of credit. The Account is read
+   * before the job, so a reservation missing from it was never settled (see
+   * {@link Ledger.reserveOn}).
+   */
+  private async ensureReserved(principal: Principal, job: GenerationJob, variant: Variant): Promise<void> {
+    const jobId = job.metadata.name ?? '';
+    const name = job.spec.account;
+    if (holdsReservation(principal.account, jobId) || isTerminal(job.status?.phase)) return;
+    const maxConcurrent = this.o.plans[principal.account.spec.plan] ?? 0;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const account = await this.o.ledger.read(name);
+      if (!account || holdsReservation(account, jobId)) return;
+      const fresh = await this.o.jobs.get(jobId);
+      if (!fresh) break; // removed for want of credit: a retry with the key makes it anew
+      if (phaseOf(fresh) !== 'pending' || (fresh.status?.attempts ?? 0) > 0) return;
+      const cost = fresh.spec.costMicroCents;
+      const finished = (id: string) => isTerminal(this.o.jobCache.get(id)?.status?.phase);
+      const r = await this.o.ledger.reserveOn(account, {
+        kind: 'reserve',
+        jobId,
+        cost,
+        maxConcurrent,
+        finished,
+      });
+      if (r?.ok) return;
+      if (r) throw this.refusal(r, cost, principal.account.spec.plan, maxConcurrent, variant);
+    }
+    throw new AppError('UNAVAILABLE', 'the job is not confirmed yet; retry with the same Idempotency-Key', {
+      retryAfterSeconds: 1,
+    });
   }
 
   /** The answer to a refused reservation: no credit left, or the plan's concurrency reached. */
