@@ -18,7 +18,12 @@ export interface Deadlines {
   listMs: number;
 }
 
-export const DEFAULT_DEADLINES: Deadlines = { requestMs: 5_000, listMs: 60_000 };
+/**
+ * For connections made without the service's configuration (admin commands, tests,
+ * benchmarks): generous, a bound against a hang rather than a service level. The api and
+ * the controller take theirs from GENJOBS_KUBE_TIMEOUT and GENJOBS_KUBE_LIST_TIMEOUT.
+ */
+export const DEFAULT_DEADLINES: Deadlines = { requestMs: 30_000, listMs: 120_000 };
 
 /**
  * Whether a request reads a collection rather than one object: a GET whose path, after

@@ -24,7 +24,7 @@ const IMAGE = 'genjobs/reference-image/text-to-image';
 
 let cp: ControlPlane;
 let dir: string;
-let kube: Kube;
+let admin: Kube;
 let api: RunningApi;
 let controller: RunningController;
 let key: string;
@@ -52,13 +52,15 @@ beforeAll(async () => {
     GENJOBS_KUBE_TIMEOUT: `${DEADLINE_MS}ms`,
     GENJOBS_KUBE_PROBE_INTERVAL: '500ms',
   });
-  kube = fromKubeConfig(loadKubeConfig(cp.kubeconfigPath), NS, kubeDeadlines(config));
-  await applyCrds(kube, await readCrds(join(REPO_ROOT, 'crds')));
-  await ensureNamespace(kube, NS);
-  await applyConfigMap(kube, await defaultCatalogConfigMap());
-  const admin = new AccountAdmin(resources(kube));
-  await admin.createAccount({ name: 'acme', plan: 'pro', grantMicroCents: 10_000_000 });
-  key = (await admin.createKey('acme', ['submit_job', 'check_status'])).key;
+  // The test's own connection waits as long as it must; the service's has the short deadline.
+  admin = fromKubeConfig(loadKubeConfig(cp.kubeconfigPath), NS);
+  await applyCrds(admin, await readCrds(join(REPO_ROOT, 'crds')));
+  await ensureNamespace(admin, NS);
+  await applyConfigMap(admin, await defaultCatalogConfigMap());
+  const accounts = new AccountAdmin(resources(admin));
+  await accounts.createAccount({ name: 'acme', plan: 'pro', grantMicroCents: 10_000_000 });
+  key = (await accounts.createKey('acme', ['submit_job', 'check_status'])).key;
+  const kube = fromKubeConfig(loadKubeConfig(cp.kubeconfigPath), NS, kubeDeadlines(config));
   api = await startApi({ config, kube, log: silentLogger() });
   controller = await startController({ config, kube, log: silentLogger() });
   await eventually(async () => (await fetch(`${api.url}/readyz`)).ok, 20_000, 'api ready');
@@ -126,7 +128,7 @@ describe('a frozen kube-apiserver', () => {
     expect(retried).toMatchObject({ status: 'pending', costMicroCents: 134_000 });
     const again = (await (await submit('freeze-1')).json()) as { jobId: string };
     expect(again.jobId).toBe(retried.jobId);
-    const accounts = resources(kube).accounts;
+    const accounts = resources(admin).accounts;
     const account = await eventually(async () => {
       const a = await accounts.get('acme');
       return a?.status?.reservations?.[retried.jobId] !== undefined ? a : undefined;
