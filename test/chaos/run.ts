@@ -161,7 +161,7 @@ function printTables(rounds: RoundResult[], checks: CheckResult[], stack: ChaosS
     console.log(
       `  ${r.round.padEnd(16)}  ${r.atSeconds.toFixed(0).padStart(6)}   ${(r.backSeconds?.toFixed(1) ?? 'NOT BACK').padStart(14)}   ${r.note}`,
     );
-  console.log(`\n  restarts by supervisor: ${PARTS.map((p) => `${p} ${stack.restarts[p]}`).join(', ')}`);
+  console.log(`\n  restarts by supervisor: ${PARTS.map((p) => `${p} ${stack.restarts()[p]}`).join(', ')}`);
   console.log(
     `  load: ${o.submitted.size} jobs answered 200, ${o.cancelled.size} cancels answered 200, ${o.unanswered} submits unanswered after retries`,
   );

@@ -31,7 +31,7 @@ export interface ChaosStack {
   agentLog: string;
   pid(part: Part): number | undefined;
   /** Restarts seen so far, per part (the supervisors bring every killed part back). */
-  restarts: Record<Part, number>;
+  restarts(): Record<Part, number>;
   stop(): Promise<void>;
 }
 
@@ -44,7 +44,7 @@ export const GRANT = 1_000_000_000;
  * the api, the controller and the node agent by {@link keepAlive}.
  */
 export async function startChaosStack(dir: string, webhookCaFile: string): Promise<ChaosStack> {
-  const restarts = Object.fromEntries([...PARTS].map((p) => [p, 0])) as Record<Part, number>;
+  const restarts = { etcd: 0, 'kube-apiserver': 0 };
   const cp = await ControlPlane.start({
     dir: join(dir, 'cluster'),
     supervise: true,
@@ -127,9 +127,11 @@ export async function startChaosStack(dir: string, webhookCaFile: string): Promi
           return parts[part].pid();
       }
     },
-    restarts: new Proxy(restarts, {
-      get: (target, p: Part) =>
-        p === 'api' || p === 'controller' || p === 'node-agent' ? parts[p].restarts : target[p],
+    restarts: () => ({
+      ...restarts,
+      api: parts.api.restarts,
+      controller: parts.controller.restarts,
+      'node-agent': parts['node-agent'].restarts,
     }),
     async stop() {
       for (const part of Object.values(parts)) await part.stop(5_000);
