@@ -49,7 +49,7 @@ const random = seeded(seed);
 type Round = Part | 'all' | 'freeze';
 const FREEZE_MS = 30_000;
 /** How long a killed part may take to be back and ready. */
-const RECOVERY_BOUND_MS = 120_000;
+const RECOVERY_BOUND_MS = 180_000;
 /** How long the service may take, once the load stops, to finish every job and settle. */
 const DRAIN_BOUND_MS = 240_000;
 
@@ -189,7 +189,7 @@ async function main(): Promise<number> {
   try {
     stack = await startChaosStack(dir, caFile);
     const s = stack;
-    if (!(await waitFor(() => ready(s), 120_000))) throw new Error('the service did not become ready');
+    if (!(await waitFor(() => ready(s), 300_000))) throw new Error('the service did not become ready');
     progress('service ready; load starts');
     const load = new Load({
       apiUrl: s.apiUrl,
