@@ -41,14 +41,25 @@ describe('ApiserverHealth', () => {
 // A server that accepts connections and never answers: an apiserver stopped with SIGSTOP.
 let silent: Server;
 let url: string;
+// One that sends its headers and part of the body, then stalls: frozen mid-answer.
+let stalling: Server;
+let stallingUrl: string;
 beforeAll(async () => {
   silent = createServer(() => {});
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  stalling = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"kind":');
+  });
+  await new Promise<void>((r) => stalling.listen(0, '127.0.0.1', r));
+  stallingUrl = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  silent.closeAllConnections();
-  await new Promise((r) => silent.close(r));
+  for (const s of [silent, stalling]) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
 });
 
 function client(server: string, health: ApiserverHealth) {
@@ -85,6 +96,13 @@ describe('BoundedHttpLibrary', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiserverUnavailable);
     expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+  });
+
+  it('gives up a body that stalls after the headers, as ApiserverUnavailable too', async () => {
+    const err = await client(stallingUrl, new ApiserverHealth())
+      .getNamespacedCustomObject({ ...base, name: 'j' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiserverUnavailable);
   });
 
   it('turns a refused connection into ApiserverUnavailable', async () => {

@@ -67,6 +67,13 @@ export class BoundedHttpLibrary implements HttpLibrary {
     // The signal also bounds reading the body, which happens after this promise resolves.
     request.setSignal(own ? AbortSignal.any([own, timeout]) : timeout);
     const what = `${method} ${new URL(request.getUrl()).pathname}`;
+    const unavailable = (err: unknown) => {
+      const reason = timeout.aborted
+        ? `${what} had no answer within ${ms} ms`
+        : `${what} failed: ${causeOf(err)}`;
+      this.health.failed(reason);
+      return new ApiserverUnavailable(reason, Math.max(1, Math.ceil(this.deadlines.requestMs / 1000)), err);
+    };
     const sent = this.inner
       .send(request)
       .toPromise()
@@ -76,19 +83,19 @@ export class BoundedHttpLibrary implements HttpLibrary {
           if (response.httpStatusCode >= 500)
             this.health.failed(`${what} answered ${response.httpStatusCode}`);
           else this.health.succeeded();
+          // The body is read later, under the same deadline: a stall there is the same outage.
+          const body = response.body;
+          response.body = {
+            text: () =>
+              body.text().catch((err: unknown) => Promise.reject(own?.aborted ? err : unavailable(err))),
+            binary: () =>
+              body.binary().catch((err: unknown) => Promise.reject(own?.aborted ? err : unavailable(err))),
+            stream: () => body.stream(),
+          };
           return response;
         },
         (err: unknown) => {
-          if (own?.aborted) throw err;
-          const reason = timeout.aborted
-            ? `${what} had no answer within ${ms} ms`
-            : `${what} failed: ${causeOf(err)}`;
-          this.health.failed(reason);
-          throw new ApiserverUnavailable(
-            reason,
-            Math.max(1, Math.ceil(this.deadlines.requestMs / 1000)),
-            err,
-          );
+          throw own?.aborted ? err : unavailable(err);
         },
       );
     return new Observable(sent);
