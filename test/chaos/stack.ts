@@ -81,8 +81,10 @@ export async function startChaosStack(dir: string, webhookCaFile: string): Promi
     GENJOBS_WEBHOOK_ALLOW_PRIVATE: 'true',
     GENJOBS_WORKER_ALLOW_PRIVATE_INPUTS: 'true',
     // A submit cut off between its two writes leaves a job without a reservation (or the
-    // reverse); the suite waits for their clean-up, so it should not take 5 minutes.
-    GENJOBS_RESERVATION_GRACE: '20s',
+    // reverse); the suite waits for their clean-up, so not the 5 minutes of production, but
+    // longer than its clients keep retrying (90 s): a shorter grace than an outage plus the
+    // retries races the removal of a job against its re-reservation (docs/operations.md).
+    GENJOBS_RESERVATION_GRACE: '2m',
     GENJOBS_RETRY_BASE: '1s',
     GENJOBS_KUBE_TIMEOUT: '3s',
     LOG_LEVEL: 'info',
