@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { registerAdminCommands } from './admin/cli.ts';
 import { registerHistoryCommands } from './admin/history.ts';
 import type { Config } from './config.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, kubeDeadlines, loadConfig } from './config.ts';
 import { AppError } from './errors.ts';
 import type { Kube } from './k8s/client.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -34,7 +34,11 @@ async function serve(
   const log = createLogger(name, config.LOG_LEVEL);
   const g = cmd.optsWithGlobals() as GlobalOptions;
   const { connect } = await import('./k8s/client.ts');
-  const kube = connect({ kubeconfig: g.kubeconfig, namespace: g.namespace ?? config.GENJOBS_NAMESPACE });
+  const kube = connect({
+    kubeconfig: g.kubeconfig,
+    namespace: g.namespace ?? config.GENJOBS_NAMESPACE,
+    deadlines: kubeDeadlines(config),
+  });
   log.info({ namespace: kube.namespace }, `starting ${name}`);
   const running = await start({ config, kube, log });
   await new Promise<void>((resolve) => {

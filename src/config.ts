@@ -203,7 +203,22 @@ export const configSchema = z.object({
   GENJOBS_RETENTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
   // --- end job history ---
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  // --- Apiserver calls (issue 13: a frozen apiserver must not hang requests) ---
+  /**
+   * Deadline of one apiserver call (a read of one object, any write). A request that
+   * needs the apiserver answers 503 UNAVAILABLE with Retry-After once it passes.
+   */
+  GENJOBS_KUBE_TIMEOUT: duration.prefault('5s'),
+  /** Deadline of a read of a whole collection (an informer's initial list may be large). */
+  GENJOBS_KUBE_LIST_TIMEOUT: duration.prefault('60s'),
+  /** An idle process checks the apiserver this often, so /readyz follows it. */
+  GENJOBS_KUBE_PROBE_INTERVAL: duration.prefault('2s'),
 });
+
+/** The apiserver call deadlines of a configuration, in the shape src/k8s expects. */
+export function kubeDeadlines(c: Config) {
+  return { requestMs: c.GENJOBS_KUBE_TIMEOUT, listMs: c.GENJOBS_KUBE_LIST_TIMEOUT };
+}
 
 export type Config = z.infer<typeof configSchema>;
 

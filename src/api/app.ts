@@ -11,8 +11,8 @@ export interface AppOptions {
   metrics: Metrics;
   /** Largest JSON body, e.g. '256kb'. */
   bodyLimit: string;
-  /** Whether the caches the api reads are synced (readiness). */
-  ready: () => boolean;
+  /** Why the api cannot serve now (caches not synced, apiserver away), or undefined when it can. */
+  notReady: () => string | undefined;
   /** Routers that must see the raw body stream (file uploads): mounted before JSON parsing. */
   rawRouters?: Array<[string, Router]>;
   routers: Router[];
@@ -43,8 +43,8 @@ export function createApp(o: AppOptions): express.Express {
   });
   app.get('/readyz', (_req, res) => {
     locals(res).route = '/readyz';
-    const ready = o.ready();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'caches not synced' });
+    const reason = o.notReady();
+    res.status(reason ? 503 : 200).json(reason ? { status: 'not ready', reason } : { status: 'ready' });
   });
   app.get('/metrics', async (_req, res) => {
     locals(res).route = '/metrics';

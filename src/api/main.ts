@@ -136,13 +136,21 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   });
   const informers = [keys, accounts, jobs, uploads];
   await Promise.all([...informers.map((i) => i.start()), watcher.start()]);
-  const ready = () => informers.every((i) => i.synced) && watcher.current !== undefined;
+  // Readiness follows the apiserver too: a submit needs it, and a load balancer should send
+  // clients to a replica that can answer rather than one whose calls time out.
+  const stopProbe = kube.health.watch(() => r.jobs.list({ limit: 1 }), config.GENJOBS_KUBE_PROBE_INTERVAL);
+  const notReady = () =>
+    !informers.every((i) => i.synced)
+      ? 'caches not synced'
+      : watcher.current === undefined
+        ? EMPTY_CATALOG_MESSAGE
+        : kube.health.unreachable();
 
   const app = createApp({
     log,
     metrics,
     bodyLimit: config.GENJOBS_BODY_LIMIT,
-    ready,
+    notReady,
     rawRouters: [['/files', withWrappedUploadPuts(blob.router)]],
     routers: [catalogRoutes(catalog, auth, now), jobRoutes(service, auth), uploadRoutes(uploadService, auth)],
   });
@@ -153,6 +161,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     blob,
     catalog: () => watcher.current,
     async stop() {
+      stopProbe();
       await server.close();
       await Promise.all([...informers.map((i) => i.stop()), watcher.stop()]);
       if (!deps.archive) await archive?.close();

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, type ErrorCode, httpStatus, isRetryable } from '../errors.ts';
+import { ApiserverUnavailable, isUnavailable } from '../k8s/errors.ts';
 import { locals } from './request.ts';
 
 const TITLES: Partial<Record<number, string>> = {
@@ -50,6 +51,15 @@ function fromHttpError(err: HttpError): AppError | undefined {
   return new AppError(code, message);
 }
 
+/** An apiserver that did not answer in time (or could not serve) is a retryable 503, never a 500. */
+function fromApiserver(err: unknown): AppError | undefined {
+  if (!isUnavailable(err)) return undefined;
+  return new AppError('UNAVAILABLE', 'the service could not reach its storage in time; please retry', {
+    retryAfterSeconds: err instanceof ApiserverUnavailable ? err.retryAfterSeconds : 1,
+    cause: err,
+  });
+}
+
 /**
  * The one place errors become HTTP answers: RFC 9457 problem+json with the extension
  * members `code`, `requestId` and `retryable` (and `errors` for field-level problems).
@@ -59,7 +69,7 @@ function fromHttpError(err: HttpError): AppError | undefined {
 export function problemHandler() {
   return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const l = locals(res);
-    const appError = err instanceof AppError ? err : fromHttpError(err as HttpError);
+    const appError = err instanceof AppError ? err : (fromApiserver(err) ?? fromHttpError(err as HttpError));
     const e =
       appError ?? new AppError('INTERNAL', 'internal error; the request id identifies it in the logs');
     if (!appError) l.log?.error({ err }, 'unhandled error');

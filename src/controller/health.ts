@@ -7,7 +7,8 @@ export async function healthServer(o: {
   host: string;
   port: number;
   metrics: Metrics;
-  ready: () => boolean;
+  /** Why the process cannot work now (caches not synced, apiserver away), or undefined. */
+  notReady: () => string | undefined;
   beforeScrape?: () => void;
 }): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const server = createServer(async (req, res) => {
@@ -15,10 +16,10 @@ export async function healthServer(o: {
     if (path === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
     } else if (path === '/readyz') {
-      const ready = o.ready();
+      const reason = o.notReady();
       res
-        .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ status: ready ? 'ready' : 'caches not synced' }));
+        .writeHead(reason ? 503 : 200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(reason ? { status: 'not ready', reason } : { status: 'ready' }));
     } else if (path === '/metrics') {
       o.beforeScrape?.();
       const body = await o.metrics.registry.metrics();

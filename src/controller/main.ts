@@ -329,11 +329,12 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   if (elector) elector.start();
   else lead();
 
+  const stopProbe = kube.health.watch(() => r.jobs.list({ limit: 1 }), config.GENJOBS_KUBE_PROBE_INTERVAL);
   const health = await healthServer({
     host: config.HOST,
     port: config.GENJOBS_CONTROLLER_PORT,
     metrics,
-    ready: () => informers.every((i) => i.synced),
+    notReady: () => (informers.every((i) => i.synced) ? kube.health.unreachable() : 'caches not synced'),
     beforeScrape: () => {
       const counts = Object.fromEntries(JOB_PHASES.map((p) => [p, 0]));
       for (const j of jobs.list()) counts[phaseOf(j)] = (counts[phaseOf(j)] ?? 0) + 1;
@@ -349,6 +350,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     metrics,
     isLeader: () => leading,
     async stop() {
+      stopProbe();
       // Work in flight drains while the Lease is still held (and renewed); only then is it
       // released, so a successor never acts beside a predecessor that is still finishing.
       await Promise.all(queues.map(({ queue }) => queue.shutdown()));

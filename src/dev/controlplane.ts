@@ -19,7 +19,18 @@ export interface ControlPlaneOptions {
   assetsDir?: string;
   /** Extra kube-apiserver flags. */
   apiServerArgs?: string[];
+  /**
+   * Restart etcd or kube-apiserver when one exits without being stopped (killed, crashed),
+   * on the same ports and data, so clients reconnect by themselves. Dev mode and the crash
+   * suite turn it on; tests that stop the apiserver on purpose leave it off.
+   */
+  supervise?: boolean;
+  /** Called after a supervised restart, with the part's name and how long it was away (ms). */
+  onRestart?: (name: 'etcd' | 'kube-apiserver', awayMs: number) => void;
 }
+
+/** Pause before restarting a part that exited, so a part that cannot start does not spin. */
+const RESTART_DELAY_MS = 500;
 
 /**
  * A real Kubernetes control plane on loopback, started the way controller-runtime's envtest
@@ -32,6 +43,9 @@ export class ControlPlane {
   readonly assetsDir: string;
   readonly kubeconfigPath: string;
   private readonly extraArgs: string[];
+  private readonly options: ControlPlaneOptions;
+  private stopping = false;
+  private etcdPorts?: [number, number];
   private etcd?: Supervised;
   private apiServer?: Supervised;
   private etcdUrl = '';
@@ -44,6 +58,7 @@ export class ControlPlane {
     this.assetsDir = assetsDir;
     this.kubeconfigPath = join(options.dir, 'kubeconfig');
     this.extraArgs = options.apiServerArgs ?? [];
+    this.options = options;
   }
 
   static async start(options: ControlPlaneOptions): Promise<ControlPlane> {
@@ -101,17 +116,41 @@ export class ControlPlane {
       ],
       { logFile: join(d, 'kube-apiserver.log') },
     );
-    await this.waitReady(this.apiServer);
+    const started = this.apiServer;
+    this.superviseExit(started, 'kube-apiserver', () => this.startApiServer());
+    await this.waitReady(started);
     this.ca = await readFile(join(d, 'certs', 'apiserver.crt'), 'utf8');
     await writeFile(this.kubeconfigPath, this.kubeconfig('default'));
   }
 
+  /**
+   * With `supervise`, brings a part back when it exits unexpectedly. A restart that does not
+   * become ready is stopped, and its own exit brings the next try.
+   */
+  private superviseExit(proc: Supervised, name: 'etcd' | 'kube-apiserver', start: () => Promise<void>): void {
+    if (!this.options.supervise) return;
+    const current = () => (name === 'etcd' ? this.etcd : this.apiServer);
+    void proc.exited.then(async () => {
+      const away = Date.now();
+      await new Promise((r) => setTimeout(r, RESTART_DELAY_MS));
+      if (this.stopping || current() !== proc) return;
+      try {
+        await start();
+        this.options.onRestart?.(name, Date.now() - away);
+      } catch {
+        await current()?.stop(2_000);
+      }
+    });
+  }
+
   async stopApiServer(): Promise<void> {
-    await this.apiServer?.stop();
+    const proc = this.apiServer;
     this.apiServer = undefined;
+    await proc?.stop();
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.stopApiServer();
     await this.etcd?.stop();
     this.etcd = undefined;
@@ -160,7 +199,9 @@ current-context: genjobs-local
   }
 
   private async startEtcd(): Promise<void> {
-    const [client, peer] = [await freePort(), await freePort()];
+    // The same ports on a restart: kube-apiserver keeps the URL it was started with.
+    this.etcdPorts ??= [await freePort(), await freePort()];
+    const [client, peer] = this.etcdPorts;
     this.etcdUrl = `http://127.0.0.1:${client}`;
     this.etcd = startSupervised(
       'etcd',
@@ -177,7 +218,9 @@ current-context: genjobs-local
       ],
       { logFile: join(this.dir, 'etcd.log') },
     );
-    await this.poll(this.etcd, async () => (await fetch(`${this.etcdUrl}/health`)).ok);
+    const started = this.etcd;
+    this.superviseExit(started, 'etcd', () => this.startEtcd());
+    await this.poll(started, async () => (await fetch(`${this.etcdUrl}/health`)).ok);
   }
 
   private async waitReady(proc: Supervised): Promise<void> {

@@ -7,7 +7,7 @@ import { AccountAdmin } from '../accounts/admin.ts';
 import { startApi } from '../api/main.ts';
 import { openArchive } from '../archive/open.ts';
 import { defaultCatalogConfigMap } from '../catalog/install.ts';
-import { loadConfig } from '../config.ts';
+import { kubeDeadlines, loadConfig } from '../config.ts';
 import { startController } from '../controller/main.ts';
 import { fromKubeConfig, loadKubeConfig } from '../k8s/client.ts';
 import { applyConfigMap } from '../k8s/configmaps.ts';
@@ -50,10 +50,15 @@ export async function devMain(): Promise<void> {
   });
 
   log.info({ dir }, 'starting the local control plane');
-  const cp = await ControlPlane.start({ dir: join(dir, 'cluster') });
+  // A killed etcd or kube-apiserver comes back on its own; the service rides it out.
+  const cp = await ControlPlane.start({
+    dir: join(dir, 'cluster'),
+    supervise: true,
+    onRestart: (part, awayMs) => log.warn({ part, awayMs }, 'restarted a control plane process that exited'),
+  });
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, cp.kubeconfig(NAMESPACE), { mode: 0o600 });
-  const kube = fromKubeConfig(loadKubeConfig(kubeconfig), NAMESPACE);
+  const kube = fromKubeConfig(loadKubeConfig(kubeconfig), NAMESPACE, kubeDeadlines(config));
   await applyCrds(kube, await readCrds(join(REPO_ROOT, 'crds')));
   await ensureNamespace(kube, NAMESPACE);
   await applyConfigMap(kube, await defaultCatalogConfigMap());

@@ -63,3 +63,52 @@ export function startSupervised(
     },
   };
 }
+
+/** A process brought back whenever it exits, until stopped. */
+export interface KeptAlive {
+  readonly name: string;
+  /** The process id of the current incarnation (undefined between one and the next). */
+  pid(): number | undefined;
+  /** How many times it was started again after exiting. */
+  readonly restarts: number;
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Runs a part of the service (the api, the controller, a node agent) the way a kubelet runs
+ * a container with restartPolicy Always: when it exits for any reason it is started again
+ * after `restartDelayMs`, its output appended to the same log file.
+ */
+export function keepAlive(
+  name: string,
+  command: string,
+  args: string[],
+  options: { logFile: string; env?: NodeJS.ProcessEnv; cwd?: string; restartDelayMs?: number },
+): KeptAlive {
+  let current: Supervised | undefined;
+  let stopped = false;
+  let restarts = 0;
+  const run = () => {
+    const proc = startSupervised(name, command, args, options);
+    current = proc;
+    void proc.exited.then(async () => {
+      if (current === proc) current = undefined;
+      await new Promise((r) => setTimeout(r, options.restartDelayMs ?? 500));
+      if (stopped) return;
+      restarts++;
+      run();
+    });
+  };
+  run();
+  return {
+    name,
+    pid: () => current?.child.pid,
+    get restarts() {
+      return restarts;
+    },
+    async stop(graceMs) {
+      stopped = true;
+      await current?.stop(graceMs);
+    },
+  };
+}

@@ -6,6 +6,8 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
+import { boundedConfiguration, DEFAULT_DEADLINES, type Deadlines } from './deadline.ts';
+import { ApiserverHealth } from './health.ts';
 
 /**
  * A connection to one namespace of one cluster: the typed API groups the service uses and
@@ -17,6 +19,8 @@ export interface Kube {
   readonly core: CoreV1Api;
   readonly custom: CustomObjectsApi;
   readonly coordination: CoordinationV1Api;
+  /** Whether the apiserver answered this connection's latest call (readiness). */
+  readonly health: ApiserverHealth;
 }
 
 export interface ConnectOptions {
@@ -24,6 +28,8 @@ export interface ConnectOptions {
   kubeconfig?: string;
   /** Namespace to work in; default: the kubeconfig context's, the Pod's, or `default`. */
   namespace?: string;
+  /** How long each apiserver call may take; default {@link DEFAULT_DEADLINES}. */
+  deadlines?: Deadlines;
 }
 
 export function loadKubeConfig(kubeconfig?: string): KubeConfig {
@@ -34,7 +40,7 @@ export function loadKubeConfig(kubeconfig?: string): KubeConfig {
 }
 
 export function connect(options: ConnectOptions = {}): Kube {
-  return fromKubeConfig(loadKubeConfig(options.kubeconfig), options.namespace);
+  return fromKubeConfig(loadKubeConfig(options.kubeconfig), options.namespace, options.deadlines);
 }
 
 /**
@@ -56,15 +62,22 @@ function shareOneAgent(kc: KubeConfig): void {
   target.agentShared = true;
 }
 
-export function fromKubeConfig(kc: KubeConfig, namespace?: string): Kube {
+/**
+ * A connection from a KubeConfig. Every call of its API clients has a deadline (see
+ * {@link boundedConfiguration}) and reports to {@link Kube.health}.
+ */
+export function fromKubeConfig(kc: KubeConfig, namespace?: string, deadlines = DEFAULT_DEADLINES): Kube {
   shareOneAgent(kc);
   const ns = namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
+  const health = new ApiserverHealth();
+  const config = boundedConfiguration(kc, deadlines, health);
   return {
     kc,
     namespace: ns,
-    core: kc.makeApiClient(CoreV1Api),
-    custom: kc.makeApiClient(CustomObjectsApi),
-    coordination: kc.makeApiClient(CoordinationV1Api),
+    core: new CoreV1Api(config),
+    custom: new CustomObjectsApi(config),
+    coordination: new CoordinationV1Api(config),
+    health,
   };
 }
 

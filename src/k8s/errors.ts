@@ -51,3 +51,29 @@ export function isTransient(err: unknown): boolean {
   if (code === undefined) return true; // network errors carry no HTTP code
   return code === 409 || code === 429 || code >= 500;
 }
+
+/**
+ * The apiserver could not be reached within a call's deadline (no answer, no connection).
+ * The call's outcome is unknown: a write may still have landed. Safe to retry once the
+ * apiserver is back, after about `retryAfterSeconds`.
+ */
+export class ApiserverUnavailable extends Error {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'ApiserverUnavailable';
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * Whether an error means the apiserver is away or could not serve: no answer in time, no
+ * connection, or a 5xx of its own (its storage is away, it is overloaded). Clients get a
+ * retryable 503 for these, never a 500.
+ */
+export function isUnavailable(err: unknown): boolean {
+  if (err instanceof ApiserverUnavailable) return true;
+  const code = statusCode(err);
+  return code !== undefined && code >= 500 && typeof err === 'object' && err !== null && 'body' in err;
+}

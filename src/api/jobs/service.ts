@@ -13,12 +13,12 @@ import { AppError } from '../../errors.ts';
 import { DurationEstimator } from '../../jobs/eta.ts';
 import { labelValue } from '../../jobs/labels.ts';
 import { phaseOf } from '../../jobs/record.ts';
-import { isAlreadyExists, isConflict } from '../../k8s/errors.ts';
+import { ApiserverUnavailable, isAlreadyExists, isConflict } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
-import type { LedgerResult } from '../../ledger/ops.ts';
+import { holdsReservation, type LedgerResult } from '../../ledger/ops.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import type { Principal } from '../request.ts';
 import { JobHistory } from './history.ts';
@@ -111,7 +111,10 @@ export class JobService {
         this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId)) ?? (await this.history.exists(jobId));
       if (existing) {
         const replay = this.replay(existing, accountName, bodyHash);
-        if (replay) return replay;
+        if (replay) {
+          await this.ensureReserved(principal, existing, variant);
+          return replay;
+        }
         jobId = randomUUID(); // the key's window has passed: a new job
       }
     }
@@ -163,6 +166,16 @@ export class JobService {
         const replay = existing && this.replay(existing, accountName, bodyHash);
         if (replay) return replay;
       }
+      if (created.reason instanceof ApiserverUnavailable && cmd.idempotencyKey !== undefined) {
+        // The write's outcome is unknown: the job may still land. The reservation stays, so a
+        // retry with the same key finds the job holding it, or creates it under the same id
+        // and reuses it; a reservation whose job never appears is refunded after the grace.
+        throw new AppError(
+          'UNAVAILABLE',
+          'the job could not be confirmed in time; retry with the same Idempotency-Key',
+          { cause: created.reason, retryAfterSeconds: created.reason.retryAfterSeconds },
+        );
+      }
       // Never charge for a job that does not exist.
       await this.o.ledger.run(accountName, { kind: 'refund', jobId });
       throw new AppError(
@@ -174,6 +187,41 @@ export class JobService {
     const job = created.value;
     this.o.onSubmitted?.(variant.slug, cost);
     return { ...this.submitResult(job, variant.runtime), duplicate: false };
+  }
+
+  /**
+   * Makes sure a replayed job holds its reservation. The first submit's reservation write
+   * may have timed out (or been undone) while its job write landed; answering 200 for that
+   * job would promise a job the controller removes for want of credit. The Account is read
+   * before the job, so a reservation missing from it was never settled (see
+   * {@link Ledger.reserveOn}).
+   */
+  private async ensureReserved(principal: Principal, job: GenerationJob, variant: Variant): Promise<void> {
+    const jobId = job.metadata.name ?? '';
+    const name = job.spec.account;
+    if (holdsReservation(principal.account, jobId) || isTerminal(job.status?.phase)) return;
+    const maxConcurrent = this.o.plans[principal.account.spec.plan] ?? 0;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const account = await this.o.ledger.read(name);
+      if (!account || holdsReservation(account, jobId)) return;
+      const fresh = await this.o.jobs.get(jobId);
+      if (!fresh) break; // removed for want of credit: a retry with the key makes it anew
+      if (phaseOf(fresh) !== 'pending' || (fresh.status?.attempts ?? 0) > 0) return;
+      const cost = fresh.spec.costMicroCents;
+      const finished = (id: string) => isTerminal(this.o.jobCache.get(id)?.status?.phase);
+      const r = await this.o.ledger.reserveOn(account, {
+        kind: 'reserve',
+        jobId,
+        cost,
+        maxConcurrent,
+        finished,
+      });
+      if (r?.ok) return;
+      if (r) throw this.refusal(r, cost, principal.account.spec.plan, maxConcurrent, variant);
+    }
+    throw new AppError('UNAVAILABLE', 'the job is not confirmed yet; retry with the same Idempotency-Key', {
+      retryAfterSeconds: 1,
+    });
   }
 
   /** The answer to a refused reservation: no credit left, or the plan's concurrency reached. */

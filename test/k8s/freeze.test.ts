@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountAdmin } from '../../src/accounts/admin.ts';
+import { type RunningApi, startApi } from '../../src/api/main.ts';
+import { defaultCatalogConfigMap } from '../../src/catalog/install.ts';
+import { kubeDeadlines, loadConfig } from '../../src/config.ts';
+import { type RunningController, startController } from '../../src/controller/main.ts';
+import { ControlPlane, freePort, REPO_ROOT } from '../../src/dev/controlplane.ts';
+import { fromKubeConfig, type Kube, loadKubeConfig } from '../../src/k8s/client.ts';
+import { applyConfigMap } from '../../src/k8s/configmaps.ts';
+import { applyCrds, ensureNamespace, readCrds } from '../../src/k8s/crds.ts';
+import { resources } from '../../src/k8s/resources.ts';
+import { imbalance } from '../../src/ledger/ops.ts';
+import { silentLogger } from '../../src/log.ts';
+import { eventually } from '../support/cluster.ts';
+
+// This file stops its kube-apiserver with SIGSTOP, so it runs its own control plane.
+const NS = 'freeze';
+const DEADLINE_MS = 2_000;
+const IMAGE = 'genjobs/reference-image/text-to-image';
+
+let cp: ControlPlane;
+let dir: string;
+let admin: Kube;
+let api: RunningApi;
+let controller: RunningController;
+let key: string;
+
+const apiserverPid = () => {
+  const pid = cp.pids.apiServer;
+  if (!pid) throw new Error('no kube-apiserver');
+  return pid;
+};
+const freeze = () => process.kill(apiserverPid(), 'SIGSTOP');
+const thaw = () => process.kill(apiserverPid(), 'SIGCONT');
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'genjobs-freeze-'));
+  cp = await ControlPlane.start({ dir });
+  const port = await freePort();
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    GENJOBS_CONTROLLER_PORT: '0',
+    GENJOBS_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    GENJOBS_BLOB_DIR: join(dir, 'blobs'),
+    GENJOBS_BLOB_SECRET: randomBytes(24).toString('hex'),
+    GENJOBS_LEADER_ELECTION: 'false',
+    GENJOBS_KUBE_TIMEOUT: `${DEADLINE_MS}ms`,
+    GENJOBS_KUBE_PROBE_INTERVAL: '500ms',
+  });
+  // The test's own connection waits as long as it must; the service's has the short deadline.
+  admin = fromKubeConfig(loadKubeConfig(cp.kubeconfigPath), NS);
+  await applyCrds(admin, await readCrds(join(REPO_ROOT, 'crds')));
+  await ensureNamespace(admin, NS);
+  await applyConfigMap(admin, await defaultCatalogConfigMap());
+  const accounts = new AccountAdmin(resources(admin));
+  await accounts.createAccount({ name: 'acme', plan: 'pro', grantMicroCents: 10_000_000 });
+  key = (await accounts.createKey('acme', ['submit_job', 'check_status'])).key;
+  const kube = fromKubeConfig(loadKubeConfig(cp.kubeconfigPath), NS, kubeDeadlines(config));
+  api = await startApi({ config, kube, log: silentLogger() });
+  controller = await startController({ config, kube, log: silentLogger() });
+  await eventually(async () => (await fetch(`${api.url}/readyz`)).ok, 20_000, 'api ready');
+});
+
+afterAll(async () => {
+  if (cp?.pids.apiServer) thaw();
+  await controller?.stop();
+  await api?.stop();
+  await cp?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const submit = (idempotencyKey: string) =>
+  fetch(`${api.url}/v1/jobs/submit`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+    },
+    body: JSON.stringify({ model: IMAGE, input: { prompt: 'a lighthouse' } }),
+    signal: AbortSignal.timeout(10_000),
+  });
+const status = async (url: string) => (await fetch(`${url}/readyz`)).status;
+
+describe('a frozen kube-apiserver', () => {
+  it('gets a retryable 503 with Retry-After within the deadline, not ready, then recovery without drift', async () => {
+    freeze();
+    try {
+      const started = Date.now();
+      const res = await submit('freeze-1');
+      const elapsed = Date.now() - started;
+      expect(res.status).toBe(503);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const body = await res.json();
+      expect(body).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+      // One deadline for the parallel job and reservation writes (and a refund would be one
+      // more), with room for a busy machine; without a deadline this waits until SIGCONT.
+      expect(elapsed).toBeLessThan(3 * DEADLINE_MS + 2_000);
+
+      await eventually(async () => (await status(api.url)) === 503, 10_000, 'api /readyz 503');
+      await eventually(async () => (await status(controller.url)) === 503, 10_000, 'controller /readyz 503');
+      const readyz = (await (await fetch(`${api.url}/readyz`)).json()) as { reason?: string };
+      expect(readyz.reason).toMatch(/apiserver unreachable/);
+    } finally {
+      thaw();
+    }
+
+    await eventually(async () => (await status(api.url)) === 200, 20_000, 'api /readyz 200 again');
+    await eventually(
+      async () => (await status(controller.url)) === 200,
+      20_000,
+      'controller /readyz 200 again',
+    );
+    // The same key again: one job, charged once, whatever the frozen call left behind.
+    const retried = await eventually(
+      async () => {
+        const r = await submit('freeze-1');
+        return r.status === 200 ? ((await r.json()) as { jobId: string }) : undefined;
+      },
+      20_000,
+      'the retried submit',
+    );
+    expect(retried).toMatchObject({ status: 'pending', costMicroCents: 134_000 });
+    const again = (await (await submit('freeze-1')).json()) as { jobId: string };
+    expect(again.jobId).toBe(retried.jobId);
+    const accounts = resources(admin).accounts;
+    const account = await eventually(async () => {
+      const a = await accounts.get('acme');
+      return a?.status?.reservations?.[retried.jobId] !== undefined ? a : undefined;
+    });
+    expect(Object.keys(account.status?.reservations ?? {})).toEqual([retried.jobId]);
+    expect(account.status?.balanceMicroCents).toBe(10_000_000 - 134_000);
+    expect(imbalance(account.status)).toBe(0);
+  });
+});
