@@ -12,6 +12,7 @@ import { EventRecorder } from '../k8s/events.ts';
 import { Informer } from '../k8s/informer.ts';
 import { type CustomResources, resources } from '../k8s/resources.ts';
 import type { Account, ApiKey, GenerationJob, GenjobsResource, Upload } from '../k8s/types.ts';
+import { CreditLeases } from '../ledger/credit-leases.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
@@ -99,10 +100,17 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     cachedAccount: (n) => accounts.get(n),
     now,
   });
+  const leases = new CreditLeases({
+    ledger,
+    termMs: config.GENJOBS_LEASE_TERM,
+    now,
+    onError: (err) => log.warn({ err }, 'a credit lease write failed; the controller settles the lease'),
+  });
   const service = new JobService({
     jobs: r.jobs,
     jobCache: jobs,
     ledger,
+    leases,
     catalog,
     plans: config.GENJOBS_PLANS,
     webhookPolicy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
@@ -147,6 +155,9 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     catalog: () => watcher.current,
     async stop() {
       await server.close();
+      // Unused credit goes back now rather than when the controller closes the leases.
+      leases.retireAll();
+      await ledger.flush();
       await Promise.all([...informers.map((i) => i.stop()), watcher.stop()]);
     },
   };

@@ -16,12 +16,12 @@ import { resources } from '../k8s/resources.ts';
 import { type Account, type GenerationJob, JOB_PHASES, type Upload } from '../k8s/types.ts';
 import { type Clock, systemClock } from '../k8s/workqueue.ts';
 import { Ledger } from '../ledger/ledger.ts';
-import { holdsReservation } from '../ledger/ops.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { AccountReconciler } from './account/reconciler.ts';
 import { healthServer } from './health.ts';
 import { Admission } from './job/admission.ts';
+import { Money } from './job/money.ts';
 import { JOB_LABEL, MANAGED_BY } from './job/pod.ts';
 import { JobReconciler } from './job/reconciler.ts';
 import { kindQueue } from './queue.ts';
@@ -87,8 +87,10 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     onBatch: (n) => metrics.ledgerBatch.observe(n),
     settleLingerMs: config.GENJOBS_SETTLE_LINGER,
   });
+  const money = new Money(jobs, accounts);
   const admission = new Admission(jobs, {
-    eligible: (job) => holdsReservation(accounts.get(job.spec.account), job.metadata.name ?? ''),
+    eligible: (job) => money.holding(job) !== 'none',
+    accountMax: (name) => config.GENJOBS_PLANS[accounts.get(name)?.spec.plan ?? ''] ?? 0,
     hasPod: (job) => pods.countByIndex('job', job.metadata.name ?? '') > 0,
   });
   const publicFiles = blobSettings(config).publicBaseUrl ?? `${config.GENJOBS_PUBLIC_URL}/files`;
@@ -136,6 +138,8 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     podCache: pods,
     accountCache: accounts,
     ledger,
+    money,
+    leaseGraceMs: config.GENJOBS_LEASE_GRACE,
     catalog: () => catalog.current,
     admission,
     blob: blob.store,
@@ -175,6 +179,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     log,
     now,
     reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
+    leaseGraceMs: config.GENJOBS_LEASE_GRACE,
     enqueueJob: (id) => jobQueue.queue.add(id),
   });
   const uploadReconciler = new UploadReconciler({
@@ -211,9 +216,10 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   });
   accounts.on((_type, account) => {
     accountQueue.queue.add(account.metadata.name ?? '');
-    // A new job seen before its reservation is worth another look once the reservation shows.
-    for (const jobId of Object.keys(account.status?.reservations ?? {})) {
-      if (jobReconciler.awaitingReservation.delete(jobId)) jobQueue.queue.add(jobId);
+    // A new job seen before its money (reservation or lease) is worth another look once it shows.
+    const name = account.metadata.name ?? '';
+    for (const [jobId, of] of jobReconciler.awaitingReservation) {
+      if (of === name && jobReconciler.awaitingReservation.delete(jobId)) jobQueue.queue.add(jobId);
     }
   });
 

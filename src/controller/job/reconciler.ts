@@ -10,11 +10,12 @@ import { type CustomResources, later } from '../../k8s/resources.ts';
 import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
-import { holdsReservation } from '../../ledger/ops.ts';
+import type { Holding } from '../../ledger/ops.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
 import type { Admission } from './admission.ts';
 import { type Action, type DecideSettings, decide, type PodView, podName } from './decide.ts';
+import type { Money } from './money.ts';
 import { buildWorkerPod, type PodSettings } from './pod.ts';
 
 export interface JobReconcilerDeps {
@@ -24,6 +25,10 @@ export interface JobReconcilerDeps {
   podCache: Informer<Pod>;
   accountCache: Informer<Account>;
   ledger: Ledger;
+  /** Where each job's money is held (reservation or credit lease). */
+  money: Money;
+  /** How long after its term a credit lease is closed (a job it pays for is kept until then). */
+  leaseGraceMs: number;
   catalog: () => Catalog | undefined;
   admission: Admission;
   blob: BlobStore;
@@ -51,8 +56,8 @@ export class JobReconciler {
    * before the job's own event must not be decided on the older job (a sure conflict).
    */
   private readonly written = new Map<string, GenerationJob>();
-  /** New jobs seen before their reservation: the Account's next event brings them back. */
-  readonly awaitingReservation = new Set<string>();
+  /** New jobs seen before their money (jobId → account): the Account's next event brings them back. */
+  readonly awaitingReservation = new Map<string, string>();
 
   constructor(deps: JobReconcilerDeps) {
     this.d = deps;
@@ -80,8 +85,9 @@ export class JobReconciler {
     // Its first Pod was just created and is not in the cache yet: no status names it until
     // then, and the Pod's event brings the job back (the requeue is a safety net).
     if (waiting && d.admission.starting(job)) return { requeueAfterMs: 1_000 };
-    const reserved = holdsReservation(d.accountCache.get(job.spec.account), jobId);
-    if (waiting && !reserved) this.awaitingReservation.add(jobId);
+    const held = d.money.holding(job);
+    const reserved = held !== 'none';
+    if (waiting && !reserved) this.awaitingReservation.set(jobId, job.spec.account);
     else this.awaitingReservation.delete(jobId);
     const decision = decide({
       job,
@@ -95,7 +101,7 @@ export class JobReconciler {
     });
 
     const create = decision.actions.find((a) => a.kind === 'createPod');
-    if (create && runtime) await this.startPod(job, create.attempt, runtime, now);
+    if (create && runtime && !create.afterStatus) await this.startPod(job, create.attempt, runtime, now);
     if (decision.status) {
       try {
         this.written.set(jobId, await d.jobs.updateStatus({ ...job, status: decision.status }));
@@ -107,7 +113,12 @@ export class JobReconciler {
       }
       this.observeTransition(job, decision.status.phase ?? phase, now);
     }
-    for (const action of decision.actions) await this.act(job, action);
+    if (create && runtime && create.afterStatus) await this.startPod(job, create.attempt, runtime, now);
+    const keep = this.keepForLease(job, held, now);
+    for (const action of decision.actions) {
+      if (action.kind === 'deleteJob' && keep !== undefined) return { requeueAfterMs: keep };
+      await this.act(job, action, held);
+    }
     return decision.requeueAfterMs !== undefined
       ? { requeueAfterMs: Math.max(1, decision.requeueAfterMs) }
       : undefined;
@@ -132,7 +143,18 @@ export class JobReconciler {
     }
   }
 
-  private async act(job: GenerationJob, action: Action): Promise<void> {
+  /**
+   * A finished job its open lease pays for stays until the lease is closed: the close counts
+   * the lease's jobs from a list, and a job deleted before would be money no one accounts for.
+   * The wait in ms, or undefined when the job may go.
+   */
+  private keepForLease(job: GenerationJob, held: Holding, now: number): number | undefined {
+    const lease = held === 'lease' ? this.d.money.leaseOf(job) : undefined;
+    if (!lease) return undefined;
+    return Math.max(1_000, lease.expiresAt + this.d.leaseGraceMs - now + 1_000);
+  }
+
+  private async act(job: GenerationJob, action: Action, held: Holding): Promise<void> {
     const d = this.d;
     const jobId = job.metadata.name ?? '';
     switch (action.kind) {
@@ -144,9 +166,15 @@ export class JobReconciler {
         });
         return;
       case 'settle': {
+        // A failed or cancelled job's outputs are not paid for: none may stay readable.
+        if (action.op === 'refund') await d.blob.deletePrefix(jobPrefix(jobId));
+        // A completed job's lease money is spent when the lease closes: no write now.
+        if (held === 'lease' && action.op === 'charge') return;
+        const lease =
+          held === 'lease' ? { id: job.spec.lease ?? '', cost: job.spec.costMicroCents } : undefined;
         // Not awaited: the ledger lingers to write many settlements at once, and a worker
         // must not wait with it. Settling is idempotent; a failure brings the job back.
-        void d.ledger.run(job.spec.account, { kind: action.op, jobId }).then(
+        void d.ledger.run(job.spec.account, { kind: action.op, jobId, ...(lease ? { lease } : {}) }).then(
           (r) => {
             if (r.ok && action.op === 'refund' && r.amount > 0) d.metrics.creditsRefunded.inc(r.amount);
           },
@@ -183,6 +211,8 @@ export class JobReconciler {
       if (started) d.metrics.runTime.observe({ model, phase: to }, (now - started) / 1000);
       const runtime = d.catalog()?.variantsBySlug.get(model)?.runtime;
       for (const next of d.admission.next(model, runtime?.maxConcurrency ?? 0)) d.enqueue(next);
+      // A job held back by its plan may start on another model's free slot.
+      for (const next of d.admission.nextOfAccount(job.spec.account, 4)) d.enqueue(next);
     }
   }
 }
