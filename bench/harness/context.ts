@@ -101,6 +101,9 @@ export class BenchNamespace {
       GENJOBS_PLANS: BENCH_PLANS,
       // One controller replica: no Lease renewals in the write counts.
       GENJOBS_LEADER_ELECTION: 'false',
+      // Credit leases close this long after their term (90 s in production, for creates that
+      // may still land): short here, so a run's leases are closed, and counted, within it.
+      GENJOBS_LEASE_GRACE: '3s',
       GENJOBS_NAMESPACE: this.name,
       BENCH_KUBECONFIG: this.kubeconfig,
       BENCH_NAMESPACE: this.name,
