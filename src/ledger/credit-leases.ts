@@ -144,16 +144,18 @@ export class CreditLeases {
       t.done = this.write(account, t);
       this.taking.set(account, { current: t.done });
     } else {
-      t.done = state.current.then(() => this.write(account, t));
+      t.done = state.current.catch(() => undefined).then(() => this.write(account, t));
       state.next = t;
     }
     const done = t.done;
-    void done.finally(() => {
-      const s = this.taking.get(account);
-      if (s?.current !== done) return;
-      if (s.next) this.taking.set(account, { current: s.next.done });
-      else this.taking.delete(account);
-    });
+    done
+      .finally(() => {
+        const s = this.taking.get(account);
+        if (s?.current !== done) return;
+        if (s.next) this.taking.set(account, { current: s.next.done });
+        else this.taking.delete(account);
+      })
+      .catch(() => {}); // the caller of take() sees the failure
     return done;
   }
 

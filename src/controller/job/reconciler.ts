@@ -101,11 +101,15 @@ export class JobReconciler {
     });
 
     const create = decision.actions.find((a) => a.kind === 'createPod');
+    // Counted as starting before the admitting write: other jobs of the model are decided
+    // while it is in flight, and must not take the same slot.
+    if (create && runtime) d.admission.markStarted(job);
     if (create && runtime && !create.afterStatus) await this.startPod(job, create.attempt, runtime, now);
     if (decision.status) {
       try {
         this.written.set(jobId, await d.jobs.updateStatus({ ...job, status: decision.status }));
       } catch (err) {
+        if (create?.afterStatus) d.admission.unmark(job);
         // Someone else (a cancel, the other replica before a hand-over) wrote first; the
         // informer brings the new state and the key comes back.
         if (isConflict(err)) return { requeueAfterMs: 50 };
