@@ -14,6 +14,7 @@ import { type CustomResources, resources } from '../k8s/resources.ts';
 import type { Account, ApiKey, GenerationJob, GenjobsResource, Upload } from '../k8s/types.ts';
 import { CreditLeases } from '../ledger/credit-leases.ts';
 import { Ledger } from '../ledger/ledger.ts';
+import { Money } from '../ledger/money.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { createApp } from './app.ts';
@@ -111,6 +112,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     jobCache: jobs,
     ledger,
     leases,
+    money: new Money(jobs, accounts),
     catalog,
     plans: config.GENJOBS_PLANS,
     webhookPolicy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },

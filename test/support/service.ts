@@ -55,6 +55,8 @@ export async function startTestApi(
     GENJOBS_PUBLIC_URL: `http://127.0.0.1:${port}`,
     GENJOBS_BLOB_DIR: dir,
     GENJOBS_BLOB_SECRET: randomBytes(24).toString('hex'),
+    // Credit leases end within a second, so a test sees unused credit back soon (docs/money.md).
+    GENJOBS_LEASE_TERM: '1s',
     ...env,
   });
   const api = await startApi({

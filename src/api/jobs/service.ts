@@ -17,6 +17,7 @@ import type { CustomResources } from '../../k8s/resources.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
 import type { CreditLeases, Draw } from '../../ledger/credit-leases.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
+import type { Money } from '../../ledger/money.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import type { Principal } from '../request.ts';
 import { type ListQuery, listPage } from './list.ts';
@@ -29,6 +30,8 @@ export interface JobServiceOptions {
   ledger: Ledger;
   /** This replica's credit leases: submits draw from them and write only the job. */
   leases: CreditLeases;
+  /** Where a job's money is held (a cancel refunds it from there). */
+  money: Money;
   catalog: () => Catalog;
   plans: Record<string, number>;
   /** Which webhook targets are allowed (the controller applies the same policy at delivery). */
@@ -253,10 +256,14 @@ export class JobService {
       }
     }
     this.gate.end(job.spec.account, jobId);
-    // A job paid by a lease is refunded by the controller, which knows what the lease pays
-    // for; a reservation is given back here (idempotent: the controller settles it too if
-    // this process dies right here).
-    if (!job.spec.lease) await this.o.ledger.run(job.spec.account, { kind: 'refund', jobId });
+    // Idempotent (a lease records what it refunded, a reservation is removed): the
+    // controller settles it too if this process dies right here.
+    const held = this.o.money.holding(job);
+    if (held !== 'none') {
+      const lease =
+        held === 'lease' ? { id: job.spec.lease ?? '', cost: job.spec.costMicroCents } : undefined;
+      await this.o.ledger.run(job.spec.account, { kind: 'refund', jobId, ...(lease ? { lease } : {}) });
+    }
     this.o.onCancelled?.(job.spec.model, job.spec.costMicroCents);
     return { jobId, status: 'cancelled' as const, refundedMicroCents: job.spec.costMicroCents };
   }

@@ -5,8 +5,8 @@ import type { Account, GenerationJob } from '../../k8s/types.ts';
 import { leaseFit } from '../../ledger/fit.ts';
 import type { LeaseJobState } from '../../ledger/lease-ops.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
+import { createdAt } from '../../ledger/money.ts';
 import type { Logger } from '../../log.ts';
-import { createdAt } from '../job/money.ts';
 
 /**
  * Counts and closes one credit lease whose term and grace have passed: no create naming it

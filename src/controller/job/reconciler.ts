@@ -10,12 +10,12 @@ import { type CustomResources, later } from '../../k8s/resources.ts';
 import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
+import type { Money } from '../../ledger/money.ts';
 import type { Holding } from '../../ledger/ops.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
 import type { Admission } from './admission.ts';
 import { type Action, type DecideSettings, decide, type PodView, podName } from './decide.ts';
-import type { Money } from './money.ts';
 import { buildWorkerPod, type PodSettings } from './pod.ts';
 
 export interface JobReconcilerDeps {

@@ -1,7 +1,7 @@
-import type { Informer } from '../../k8s/informer.ts';
-import type { Account, GenerationJob } from '../../k8s/types.ts';
-import { leaseFit } from '../../ledger/fit.ts';
-import { type Holding, holding } from '../../ledger/ops.ts';
+import type { Informer } from '../k8s/informer.ts';
+import type { Account, GenerationJob } from '../k8s/types.ts';
+import { leaseFit } from './fit.ts';
+import { type Holding, holding } from './ops.ts';
 
 const BY_LEASE = 'money:by-lease';
 
