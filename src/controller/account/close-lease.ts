@@ -9,12 +9,14 @@ import { createdAt } from '../../ledger/money.ts';
 import type { Logger } from '../../log.ts';
 
 /**
- * Counts and closes one credit lease whose term and grace have passed: no create naming it
- * can land any more, so a fresh list (not the cache, which may lag) holds all its jobs.
- * Of those the lease pays for (leaseFit), completed ones are spent, unfinished ones get a
- * reservation each, and everything else returns to the balance, in one ledger operation.
+ * Counts and closes credit leases whose term and grace have passed: no create naming them
+ * can land any more, so a fresh list (not the cache, which may lag) holds all their jobs;
+ * one list serves every lease of the account due now. Of each lease's jobs, those it pays
+ * for (leaseFit): completed ones are spent, unfinished ones get a reservation each, and
+ * everything else returns to the balance, in one ledger operation per lease (the ledger
+ * writes them together).
  */
-export async function closeLease(
+export async function closeLeases(
   d: {
     jobs: CustomResources<GenerationJob>;
     ledger: Ledger;
@@ -22,28 +24,35 @@ export async function closeLease(
     accountCache: { get(n: string): Account | undefined };
   },
   account: string,
-  id: string,
+  ids: string[],
 ): Promise<void> {
-  const amount = d.accountCache.get(account)?.status?.leases?.[id]?.amount;
-  if (amount === undefined) return;
-  const listed = await d.jobs.listAll({ labelSelector: `${LEASE_LABEL}=${id}` });
-  const jobs = listed.filter((j) => j.spec.lease === id && j.spec.account === account);
-  const fits = leaseFit(
-    amount,
-    jobs.map((j) => ({ name: j.metadata.name ?? '', cost: j.spec.costMicroCents, createdAt: createdAt(j) })),
+  const leases = d.accountCache.get(account)?.status?.leases ?? {};
+  const due = ids.filter((id) => leases[id] !== undefined);
+  if (due.length === 0) return;
+  const listed = await d.jobs.listAll({ labelSelector: `${LEASE_LABEL} in (${due.join(',')})` });
+  await Promise.all(
+    due.map(async (id) => {
+      const jobs = listed.filter((j) => j.spec.lease === id && j.spec.account === account);
+      const fits = leaseFit(
+        leases[id]!.amount,
+        jobs.map((j) => ({
+          name: j.metadata.name ?? '',
+          cost: j.spec.costMicroCents,
+          createdAt: createdAt(j),
+        })),
+      );
+      const paid = jobs
+        .filter((j) => fits.has(j.metadata.name ?? ''))
+        .map((j) => ({ name: j.metadata.name ?? '', cost: j.spec.costMicroCents, state: stateOf(j) }));
+      if (jobs.length > paid.length) {
+        d.log.warn(
+          { account, lease: id, unpaid: jobs.length - paid.length },
+          'jobs named a credit lease that could not pay for them; they never run',
+        );
+      }
+      await d.ledger.run(account, { kind: 'closeLease', id, jobs: paid });
+    }),
   );
-  const paid = jobs
-    .filter((j) => fits.has(j.metadata.name ?? ''))
-    .map((j) => ({ name: j.metadata.name ?? '', cost: j.spec.costMicroCents, state: stateOf(j) }));
-  const r = await d.ledger.run(account, { kind: 'closeLease', id, jobs: paid });
-  if (jobs.length > paid.length) {
-    d.log.warn(
-      { account, lease: id, unpaid: jobs.length - paid.length },
-      'jobs named a lease that could not pay for them',
-    );
-  }
-  if (r.ok)
-    d.log.debug?.({ account, lease: id, jobs: paid.length, returned: r.amount }, 'credit lease closed');
 }
 
 function stateOf(job: GenerationJob): LeaseJobState {

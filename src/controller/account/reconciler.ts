@@ -6,7 +6,7 @@ import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import type { Logger } from '../../log.ts';
 import { sameJson, setCondition } from '../conditions.ts';
-import { closeLease } from './close-lease.ts';
+import { closeLeases } from './close-lease.ts';
 
 export interface AccountReconcilerDeps {
   accounts: CustomResources<Account>;
@@ -85,7 +85,7 @@ export class AccountReconciler {
     // All at once: the ledger writes them together (and settlements linger to be batched).
     await Promise.all([
       ...orphans.map((jobId) => this.refundOrphan(account, jobId)),
-      ...closing.map((id) => closeLease(d, name, id)),
+      closeLeases(d, name, closing),
     ]);
     await this.updateReady(name, now);
     return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
