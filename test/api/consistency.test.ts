@@ -104,9 +104,15 @@ describe('consistency of what clients see', () => {
   it('a cancel racing the move to processing has one winner, later GETs agree, and the ledger balances', async () => {
     const outcomes = new Set<number>();
     for (let round = 0; round < 40 && outcomes.size < 2; round++) {
-      const { jobId } = await (
-        await s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: IMAGE, input } })
-      ).json();
+      // A job leaves pending when it is admitted, a few ms after submit on an idle model: so
+      // the model's four slots are taken by jobs submitted with it, and the cancel races
+      // whichever admission (at once, or when a slot frees) its job gets.
+      const submitted = await Promise.all(
+        Array.from({ length: 5 }, async () =>
+          (await s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: IMAGE, input } })).json(),
+        ),
+      );
+      const { jobId } = submitted[round % 5]!;
       await new Promise((r) => setTimeout(r, (round * 37) % 400));
       const cancel = await s.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key });
       outcomes.add(cancel.status);
