@@ -34,13 +34,8 @@ interface Open {
   retired: boolean;
 }
 
-interface Take {
-  demand: number;
-  /** The cheapest submit waiting (0 for a take ahead of need): less balance than this is a refusal. */
-  min: number;
-  /** The balance, when refused. */
-  done: Promise<number | undefined>;
-}
+/** Headroom of a lease for an account without recent submits, in submits of the cost asked. */
+const MIN_HEADROOM_SUBMITS = 8;
 
 /**
  * This api replica's credit leases (docs/money.md): submits draw their cost from a lease
@@ -54,7 +49,9 @@ interface Take {
 export class CreditLeases {
   private readonly o: CreditLeasesOptions;
   private readonly open = new Map<string, Open[]>();
-  private readonly taking = new Map<string, { current: Promise<unknown>; next?: Take }>();
+  /** The lease write in flight per account. */
+  private readonly taking = new Map<string, Promise<number | undefined>>();
+  private readonly waiting = new Map<string, number>();
   /** Cost drawn per account in the current and the previous second: the headroom of a lease. */
   private readonly rate = new Map<string, { second: number; now: number; before: number }>();
 
@@ -68,10 +65,16 @@ export class CreditLeases {
 
   /** Draws `cost` for a submit of `account`, taking a new lease if none has room; 402 when the balance cannot. */
   async draw(account: string, cost: number): Promise<Draw> {
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 5; attempt++) {
       const drawn = this.tryDraw(account, cost);
       if (drawn) return drawn;
-      const refused = await this.take(account, cost);
+      this.wait(account, cost);
+      let refused: number | undefined;
+      try {
+        refused = await this.take(account, cost);
+      } finally {
+        this.wait(account, -cost);
+      }
       if (refused !== undefined) {
         throw new AppError(
           'INSUFFICIENT_BALANCE',
@@ -83,6 +86,13 @@ export class CreditLeases {
       'INSUFFICIENT_BALANCE',
       `the job costs ${cost} micro-cents and no credit lease could hold it`,
     );
+  }
+
+  /** The cost of the submits of an account waiting for a lease: the next lease's demand. */
+  private wait(account: string, cost: number): void {
+    const sum = (this.waiting.get(account) ?? 0) + cost;
+    if (sum > 0) this.waiting.set(account, sum);
+    else this.waiting.delete(account);
   }
 
   private tryDraw(account: string, cost: number): Draw | undefined {
@@ -129,40 +139,29 @@ export class CreditLeases {
   }
 
   /**
-   * One lease write at a time per account: a submit that finds a write in flight joins the
-   * next one (its cost added to the demand). Resolves with the balance if refused.
+   * One lease write at a time per account: a submit that finds one in flight waits for it
+   * and draws again (the write's demand counts every submit waiting when it is made).
+   * Resolves with the balance if refused.
    */
   private take(account: string, cost: number): Promise<number | undefined> {
-    const state = this.taking.get(account);
-    if (state?.next) {
-      state.next.demand += cost;
-      state.next.min = cost > 0 ? Math.min(state.next.min || cost, cost) : state.next.min;
-      return state.next.done;
-    }
-    const t: Take = { demand: cost, min: cost, done: Promise.resolve(undefined) };
-    if (!state) {
-      t.done = this.write(account, t);
-      this.taking.set(account, { current: t.done });
-    } else {
-      t.done = state.current.catch(() => undefined).then(() => this.write(account, t));
-      state.next = t;
-    }
-    const done = t.done;
-    done
-      .finally(() => {
-        const s = this.taking.get(account);
-        if (s?.current !== done) return;
-        if (s.next) this.taking.set(account, { current: s.next.done });
-        else this.taking.delete(account);
-      })
-      .catch(() => {}); // the caller of take() sees the failure
+    const current = this.taking.get(account);
+    if (current)
+      return current.then(
+        () => undefined,
+        () => undefined,
+      );
+    const done = this.write(account, cost).finally(() => this.taking.delete(account));
+    this.taking.set(account, done);
     return done;
   }
 
-  private async write(account: string, t: Take): Promise<number | undefined> {
+  /** Writes a lease for the submits waiting (the cheapest of them: `min`) and the headroom. */
+  private async write(account: string, min: number): Promise<number | undefined> {
     const now = this.now();
-    const headroom = this.headroom(account);
-    if (t.demand === 0 && headroom === 0) return undefined;
+    const demand = Math.max(min, this.waiting.get(account) ?? 0);
+    // No history yet (a new or idle account): a few submits' worth, if the balance is ample.
+    const headroom = Math.max(this.headroom(account), MIN_HEADROOM_SUBMITS * min);
+    if (demand === 0 && headroom === 0) return undefined;
     const id = `l-${randomBytes(8).toString('hex')}`;
     const expiresAt = now + this.o.termMs;
     const r = await this.o.ledger
@@ -170,8 +169,8 @@ export class CreditLeases {
         kind: 'lease',
         id,
         expiresAt: new Date(expiresAt).toISOString(),
-        demand: t.demand,
-        min: t.min,
+        demand,
+        min,
         headroom,
       })
       .catch((err) => {

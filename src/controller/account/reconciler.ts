@@ -80,7 +80,8 @@ export class AccountReconciler {
     for (const [id, lease] of Object.entries(account.status?.leases ?? {})) {
       const due = Date.parse(lease.expiresAt) + d.leaseGraceMs;
       if (now >= due) closing.push(id);
-      else requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, due - now + 1);
+      // Rounded up to a common instant, so the leases of a few seconds close in one write.
+      else requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, roundUp(due) - now + 1);
     }
     // All at once: the ledger writes them together (and settlements linger to be batched).
     await Promise.all([
@@ -144,3 +145,7 @@ export class AccountReconciler {
     }
   }
 }
+
+/** Leases due within this window of each other are closed together. */
+const CLOSE_BATCH_MS = 5_000;
+const roundUp = (t: number) => Math.ceil(t / CLOSE_BATCH_MS) * CLOSE_BATCH_MS;

@@ -56,6 +56,8 @@ export class JobReconciler {
    * before the job's own event must not be decided on the older job (a sure conflict).
    */
   private readonly written = new Map<string, GenerationJob>();
+  /** Pods this process created, until the Pod cache shows them: podName → when. */
+  private readonly createdPods = new Map<string, number>();
   /** New jobs seen before their money (jobId → account): the Account's next event brings them back. */
   readonly awaitingReservation = new Map<string, string>();
 
@@ -77,7 +79,13 @@ export class JobReconciler {
     }
     const now = d.now?.() ?? Date.now();
     const attempts = job.status?.attempts ?? 0;
-    const pod = d.podCache.get(podName(jobId, Math.max(1, attempts)));
+    const name = podName(jobId, Math.max(1, attempts));
+    const pod = d.podCache.get(name);
+    // A Pod this process just created and the cache does not show yet: its event brings the
+    // job back (deciding now would take it for missing and create it again).
+    const created = this.createdPods.get(name);
+    if (pod || (created !== undefined && now - created > 30_000)) this.createdPods.delete(name);
+    else if (created !== undefined && !isTerminal(job.status?.phase)) return { requeueAfterMs: 1_000 };
     const variant = d.catalog()?.variantsBySlug.get(job.spec.model);
     const runtime = variant?.runtime;
     const phase = job.status?.phase ?? 'pending';
@@ -145,6 +153,7 @@ export class JobReconciler {
         throw err;
       }
     }
+    if (!d.podCache.get(pod.metadata?.name ?? '')) this.createdPods.set(pod.metadata?.name ?? '', now);
   }
 
   /**
