@@ -34,6 +34,9 @@ interface Open {
   retired: boolean;
 }
 
+/** Added to a lease's written expiry for the time its write may take on a loaded apiserver. */
+const WRITE_SLACK_MS = 5_000;
+
 /** Headroom of a lease for an account without recent submits, in submits of the cost asked. */
 const MIN_HEADROOM_SUBMITS = 8;
 
@@ -65,7 +68,7 @@ export class CreditLeases {
 
   /** Draws `cost` for a submit of `account`, taking a new lease if none has room; 402 when the balance cannot. */
   async draw(account: string, cost: number): Promise<Draw> {
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < 10; attempt++) {
       const drawn = this.tryDraw(account, cost);
       if (drawn) return drawn;
       this.wait(account, cost);
@@ -163,7 +166,9 @@ export class CreditLeases {
     const headroom = Math.max(this.headroom(account), MIN_HEADROOM_SUBMITS * min);
     if (demand === 0 && headroom === 0) return undefined;
     const id = `l-${randomBytes(8).toString('hex')}`;
-    const expiresAt = now + this.o.termMs;
+    // The written expiry leaves room for a slow write; the replica draws for one term after
+    // the lease arrives, and never past the written expiry (the close relies on it).
+    const expiresAt = now + this.o.termMs + WRITE_SLACK_MS;
     const r = await this.o.ledger
       .run(account, {
         kind: 'lease',
@@ -180,10 +185,19 @@ export class CreditLeases {
     if (!r.ok) return r.balance;
     if (r.amount === 0) return undefined;
     this.o.onLease?.(r.amount);
-    const lease: Open = { id, account, amount: r.amount, drawn: 0, expiresAt, inflight: 0, retired: false };
+    const until = Math.min(expiresAt, this.now() + this.o.termMs);
+    const lease: Open = {
+      id,
+      account,
+      amount: r.amount,
+      drawn: 0,
+      expiresAt: until,
+      inflight: 0,
+      retired: false,
+    };
     this.open.set(account, [...(this.open.get(account) ?? []), lease]);
     // An idle replica gives the remainder back at the end of the term, not at its next submit.
-    setTimeout(() => this.retire(lease), Math.max(0, expiresAt - this.now()) + 1).unref();
+    setTimeout(() => this.retire(lease), Math.max(0, until - this.now()) + 1).unref();
     return undefined;
   }
 

@@ -57,7 +57,7 @@ describe('consistency of what clients see', () => {
   const quietBalance = async () => {
     await eventually(
       async () => Object.keys((await s.r.accounts.get('acme'))!.status!.leases ?? {}).length === 0,
-      15_000,
+      30_000,
       'leases closed',
     );
     return balance();

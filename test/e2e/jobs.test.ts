@@ -73,7 +73,7 @@ const settledBalance = async () => {
       // Credit leases too: a lease's unused credit is back once it closes (docs/money.md).
       return Object.keys(st?.reservations ?? {}).length === 0 && Object.keys(st?.leases ?? {}).length === 0;
     },
-    15_000,
+    30_000,
     'earlier jobs settled',
   );
   return balance();
