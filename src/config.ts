@@ -65,6 +65,14 @@ export const configSchema = z.object({
   GENJOBS_PLANS: plans.prefault('free=2,pro=20,enterprise=100'),
   /** A reservation whose job never appeared is refunded after this long. */
   GENJOBS_RESERVATION_GRACE: duration.prefault('5m'),
+  // Credit leases (docs/money.md).
+  /** How long an api replica draws from one credit lease before its remainder goes back. */
+  GENJOBS_LEASE_TERM: duration.prefault('2s'),
+  /**
+   * A lease is counted and closed this long after its term: longer than any create naming
+   * it can take to land (the apiserver's request timeout, 60 s) plus clock skew.
+   */
+  GENJOBS_LEASE_GRACE: duration.prefault('90s'),
   /**
    * Charges and refunds of finished jobs wait up to this long to share one Account write
    * (refunds show in the balance this much later); 0 writes each at once.

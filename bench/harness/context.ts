@@ -104,6 +104,9 @@ export class BenchNamespace {
       // The bench drives the service from a few accounts as fast as it goes: no per-tenant limits.
       GENJOBS_RATE_LIMIT_RPS: '0',
       GENJOBS_MAX_LIVE_JOBS: '0',
+      // Credit leases close this long after their term (90 s in production, for creates that
+      // may still land): short here, so a run's leases are closed, and counted, within it.
+      GENJOBS_LEASE_GRACE: '3s',
       GENJOBS_NAMESPACE: this.name,
       BENCH_KUBECONFIG: this.kubeconfig,
       BENCH_NAMESPACE: this.name,

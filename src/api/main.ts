@@ -12,9 +12,12 @@ import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { crInformer } from '../k8s/cr-informer.ts';
 import { EventRecorder } from '../k8s/events.ts';
-import { resources } from '../k8s/resources.ts';
-import type { Account, ApiKey, GenerationJob, Upload } from '../k8s/types.ts';
+import { Informer } from '../k8s/informer.ts';
+import { type CustomResources, resources } from '../k8s/resources.ts';
+import type { Account, ApiKey, GenerationJob, GenjobsResource, Upload } from '../k8s/types.ts';
+import { CreditLeases } from '../ledger/credit-leases.ts';
 import { Ledger } from '../ledger/ledger.ts';
+import { Money } from '../ledger/money.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { createApp } from './app.ts';
@@ -101,12 +104,20 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     now,
     limit: (principal, req) => limits.check(principal, req),
   });
+  const leases = new CreditLeases({
+    ledger,
+    termMs: config.GENJOBS_LEASE_TERM,
+    now,
+    onError: (err) => log.warn({ err }, 'a credit lease write failed; the controller settles the lease'),
+  });
   const archive = deps.archive ?? (await openArchive(config, log));
   const service = new JobService({
     archive,
     jobs: r.jobs,
     jobCache: jobs,
     ledger,
+    leases,
+    money: new Money(jobs, accounts),
     catalog,
     plans: config.GENJOBS_PLANS,
     webhookPolicy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
@@ -163,6 +174,9 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     async stop() {
       stopProbe();
       await server.close();
+      // Unused credit goes back now rather than when the controller closes the leases.
+      leases.retireAll();
+      await ledger.flush();
       await Promise.all([...informers.map((i) => i.stop()), watcher.stop()]);
       if (!deps.archive) await archive?.close();
     },

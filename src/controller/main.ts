@@ -18,7 +18,7 @@ import { resources } from '../k8s/resources.ts';
 import { type Account, type GenerationJob, isTerminal, JOB_PHASES, type Upload } from '../k8s/types.ts';
 import { type Clock, systemClock } from '../k8s/workqueue.ts';
 import { Ledger } from '../ledger/ledger.ts';
-import { holdsReservation } from '../ledger/ops.ts';
+import { Money } from '../ledger/money.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { AccountReconciler } from './account/reconciler.ts';
@@ -103,8 +103,10 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     onBatch: (n) => metrics.ledgerBatch.observe(n),
     settleLingerMs: config.GENJOBS_SETTLE_LINGER,
   });
+  const money = new Money(jobs, accounts);
   const admission = new Admission(jobs, {
-    eligible: (job) => holdsReservation(accounts.get(job.spec.account), job.metadata.name ?? ''),
+    eligible: (job) => money.holding(job) !== 'none',
+    accountMax: (name) => config.GENJOBS_PLANS[accounts.get(name)?.spec.plan ?? ''] ?? 0,
     hasPod: (job) => pods.countByIndex('job', job.metadata.name ?? '') > 0,
   });
   const publicFiles = blobSettings(config).publicBaseUrl ?? `${config.GENJOBS_PUBLIC_URL}/files`;
@@ -199,6 +201,8 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     podCache: pods,
     accountCache: accounts,
     ledger,
+    money,
+    leaseGraceMs: config.GENJOBS_LEASE_GRACE,
     catalog: () => catalog.current,
     catalogPause: (slug) => catalog.pauseFor(slug),
     admission,
@@ -245,6 +249,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     log,
     now,
     reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
+    leaseGraceMs: config.GENJOBS_LEASE_GRACE,
     enqueueJob: (id) => jobQueue.queue.add(id),
   });
   const uploadReconciler = new UploadReconciler({
@@ -290,9 +295,10 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   accounts.on((_type, account) => {
     accountQueue.queue.add(account.metadata.name ?? '');
     for (const key of archiver?.waitingOn(account.metadata.name ?? '') ?? []) archiveQueue.queue.add(key);
-    // A new job seen before its reservation is worth another look once the reservation shows.
-    for (const jobId of Object.keys(account.status?.reservations ?? {})) {
-      if (jobReconciler.awaitingReservation.delete(jobId)) jobQueue.queue.add(jobId);
+    // A new job seen before its money (reservation or lease) is worth another look once it shows.
+    const name = account.metadata.name ?? '';
+    for (const [jobId, of] of jobReconciler.awaitingReservation) {
+      if (of === name && jobReconciler.awaitingReservation.delete(jobId)) jobQueue.queue.add(jobId);
     }
   });
 

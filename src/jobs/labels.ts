@@ -5,3 +5,5 @@ export function labelValue(slug: string): string {
 
 export const ACCOUNT_LABEL = 'genjobs.io/account';
 export const MODEL_LABEL = 'genjobs.io/model';
+/** The credit lease a job's cost was drawn from (docs/money.md): lists a lease's jobs. */
+export const LEASE_LABEL = 'genjobs.io/lease';

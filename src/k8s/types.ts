@@ -81,6 +81,11 @@ export interface GenerationJobSpec {
   version: string;
   input: Record<string, unknown>;
   costMicroCents: number;
+  /**
+   * The credit lease (on the Account's status) the api drew the cost from; absent for a
+   * job paid by a per-job reservation. Also a label, so a lease's jobs can be listed.
+   */
+  lease?: string;
   webhookUrl?: string;
   idempotencyKeyHash?: string;
   requestId?: string;
@@ -161,13 +166,32 @@ export interface AccountSpec {
 export interface AccountStatus {
   balanceMicroCents?: number;
   appliedGrantMicroCents?: number;
-  /** Total charged for completed jobs; balance + Σ reservations + spent = appliedGrant. */
+  /**
+   * Total charged for completed jobs; see `imbalance()` in src/ledger/ops.ts for the
+   * invariant that ties every field of the ledger together.
+   */
   spentMicroCents?: number;
   /** jobId → micro-cents reserved for it until the job settles. */
   reservations?: Record<string, number>;
+  /** Open credit leases of api replicas, by lease id (docs/money.md). */
+  leases?: Record<string, CreditLease>;
   activeJobs?: number;
   observedGeneration?: number;
   conditions?: Condition[];
+}
+
+/**
+ * Credit an api replica took from the balance to spend on submits that then write only the
+ * job. Closed by the Account reconciler once `expiresAt` plus a grace has passed, from the
+ * jobs that name it.
+ */
+export interface CreditLease {
+  /** Micro-cents taken from the balance (lowered when the replica returns its remainder). */
+  amount: number;
+  /** After this instant the replica draws no more from the lease (RFC 3339). */
+  expiresAt: string;
+  /** jobId → micro-cents given back for a failed or cancelled job of the lease. */
+  refunded?: Record<string, number>;
 }
 
 export interface Account {

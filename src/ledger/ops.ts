@@ -1,13 +1,15 @@
-import type { Account, AccountStatus } from '../k8s/types.ts';
+import type { Account, AccountStatus, GenerationJob } from '../k8s/types.ts';
+import { applyLeaseOp, type LeaseOp, leaseHeld } from './lease-ops.ts';
 
 /**
  * The ledger's operations on one Account, as pure functions of its status. An Account is
- * the ledger: `balance + Σ reservations + spent == appliedGrant` holds before and after
- * every operation (integers only), and each operation is idempotent by construction:
- * reserving a job that already holds a reservation does nothing, settling a job without
- * one does nothing.
+ * the ledger: {@link imbalance} is zero before and after every operation (integers only),
+ * and each operation is idempotent by construction: reserving a job that already holds a
+ * reservation does nothing, settling a job without one does nothing, a lease taken or
+ * closed twice is taken or closed once.
  */
 export type LedgerOp =
+  | LeaseOp
   | {
       kind: 'reserve';
       jobId: string;
@@ -19,8 +21,12 @@ export type LedgerOp =
        */
       finished?: (jobId: string) => boolean;
     }
-  /** Job failed, was cancelled, or never got created: give the reservation back. */
-  | { kind: 'refund'; jobId: string }
+  /**
+   * Job failed, was cancelled, or never got created: give its money back. Its reservation,
+   * or, with `lease` (only for a job the lease pays for: see leaseFit), its cost out of
+   * the open lease, recorded so that it is given back once.
+   */
+  | { kind: 'refund'; jobId: string; lease?: { id: string; cost: number } }
   /** Job completed: the reservation becomes spent. */
   | { kind: 'charge'; jobId: string }
   /** Nothing but bringing the status up to date (a raised grant). */
@@ -41,7 +47,12 @@ export function normalized(
 ): Required<
   Pick<
     AccountStatus,
-    'balanceMicroCents' | 'appliedGrantMicroCents' | 'spentMicroCents' | 'reservations' | 'activeJobs'
+    | 'balanceMicroCents'
+    | 'appliedGrantMicroCents'
+    | 'spentMicroCents'
+    | 'reservations'
+    | 'leases'
+    | 'activeJobs'
   >
 > &
   AccountStatus {
@@ -52,6 +63,10 @@ export function normalized(
     appliedGrantMicroCents: s.appliedGrantMicroCents ?? 0,
     spentMicroCents: s.spentMicroCents ?? 0,
     reservations: { ...(s.reservations ?? {}) },
+    // Copied one level deeper: operations change a lease's amount and refunds in place.
+    leases: Object.fromEntries(
+      Object.entries(s.leases ?? {}).map(([id, l]) => [id, { ...l, refunded: { ...(l.refunded ?? {}) } }]),
+    ),
     activeJobs: 0,
   };
   // Grants only grow the balance; a lowered grant is not applied (it would take back
@@ -68,6 +83,11 @@ export function normalized(
 /** Applies one operation to a normalized status in place and says what happened. */
 export function apply(status: ReturnType<typeof normalized>, op: LedgerOp): LedgerResult {
   if (op.kind === 'sync') return { ok: true, amount: 0 };
+  if (op.kind === 'lease' || op.kind === 'release' || op.kind === 'closeLease' || op.kind === 'refundLeased')
+    return applyLeaseOp(status, op);
+  if (op.kind === 'refund' && op.lease && status.reservations[op.jobId] === undefined) {
+    return applyLeaseOp(status, { kind: 'refundLeased', jobId: op.jobId, ...op.lease });
+  }
   const held = status.reservations[op.jobId];
   switch (op.kind) {
     case 'reserve': {
@@ -100,16 +120,44 @@ export function apply(status: ReturnType<typeof normalized>, op: LedgerOp): Ledg
   return { ok: true, amount: op.kind === 'reserve' ? op.cost : (held ?? 0) };
 }
 
-/** Whether the job holds a reservation in the account (unsettled: waiting, running or awaiting settlement). */
-export function holdsReservation(account: Account | undefined, jobId: string): boolean {
-  return account?.status?.reservations?.[jobId] !== undefined;
+/** Where a job's money is held, if anywhere. */
+export type Holding = 'reservation' | 'lease' | 'none';
+
+/**
+ * Whether the account holds the job's money (unsettled: waiting, running or awaiting
+ * settlement): a reservation equal to the job's own cost (a reservation fixed by another
+ * body sent with the same Idempotency-Key does not pay for this one), or its open lease,
+ * when `fits` says the lease pays for it and it was not refunded.
+ */
+export function holding(
+  account: Account | undefined,
+  job: GenerationJob,
+  fits: (lease: string, job: GenerationJob) => boolean,
+): Holding {
+  const jobId = job.metadata.name ?? '';
+  const reserved = account?.status?.reservations?.[jobId];
+  if (reserved !== undefined) return reserved === job.spec.costMicroCents ? 'reservation' : 'none';
+  const lease = job.spec.lease;
+  if (lease && leaseHeld(account?.status?.leases?.[lease], jobId) && fits(lease, job)) return 'lease';
+  return 'none';
 }
 
-/** balance + Σ reservations + spent − appliedGrant: zero for a consistent ledger. */
+/**
+ * balance + Σ open lease amounts − Σ lease refunds + Σ reservations + spent − appliedGrant:
+ * zero for a consistent ledger. The one place the invariant is computed.
+ */
 export function imbalance(status: AccountStatus | undefined): number {
   const s = status ?? {};
-  const reserved = Object.values(s.reservations ?? {}).reduce((a, b) => a + b, 0);
-  return (s.balanceMicroCents ?? 0) + reserved + (s.spentMicroCents ?? 0) - (s.appliedGrantMicroCents ?? 0);
+  const sum = (m: Record<string, number> | undefined) => Object.values(m ?? {}).reduce((a, b) => a + b, 0);
+  let leased = 0;
+  for (const l of Object.values(s.leases ?? {})) leased += l.amount - sum(l.refunded);
+  return (
+    (s.balanceMicroCents ?? 0) +
+    leased +
+    sum(s.reservations) +
+    (s.spentMicroCents ?? 0) -
+    (s.appliedGrantMicroCents ?? 0)
+  );
 }
 
 /** Whether two statuses hold the same ledger (so a write can be skipped). */
@@ -125,6 +173,7 @@ function ledgerFields(s: AccountStatus) {
     s.appliedGrantMicroCents ?? 0,
     s.spentMicroCents ?? 0,
     sorted(s.reservations),
+    sorted(s.leases),
     s.activeJobs ?? 0,
   ];
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { jobOutputKey } from '../blob/keys.ts';
 import { uploadWithGrant } from '../blob/upload-client.ts';
 import { assertOutputName, type OutputSink } from './sink.ts';
@@ -13,6 +14,11 @@ export class BlobSink implements OutputSink {
   private readonly publicUrl: string;
   private readonly grant: string;
   private readonly fetchImpl: typeof fetch;
+  /**
+   * A random folder per attempt: output URLs are public, so their names must not be
+   * guessable from the job id (a job cancelled or failed must give no free output).
+   */
+  private readonly folder = randomBytes(16).toString('hex');
 
   constructor(o: {
     jobId: string;
@@ -30,7 +36,7 @@ export class BlobSink implements OutputSink {
 
   async put(name: string, file: string, contentType: string): Promise<string> {
     assertOutputName(name);
-    const key = jobOutputKey(this.jobId, name);
+    const key = jobOutputKey(this.jobId, `${this.folder}/${name}`);
     await uploadWithGrant(this.uploadUrl, this.grant, key, file, contentType, this.fetchImpl);
     return `${this.publicUrl}/${key}`;
   }

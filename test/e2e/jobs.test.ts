@@ -68,9 +68,12 @@ const balance = async () => (await s.r.accounts.get(s.name('acme')))?.status?.ba
 /** The balance once every earlier job is settled (settlements are batched, a moment late). */
 const settledBalance = async () => {
   await eventually(
-    async () =>
-      Object.keys((await s.r.accounts.get(s.name('acme')))?.status?.reservations ?? {}).length === 0,
-    10_000,
+    async () => {
+      const st = (await s.r.accounts.get(s.name('acme')))?.status;
+      // Credit leases too: a lease's unused credit is back once it closes (docs/money.md).
+      return Object.keys(st?.reservations ?? {}).length === 0 && Object.keys(st?.leases ?? {}).length === 0;
+    },
+    30_000,
     'earlier jobs settled',
   );
   return balance();

@@ -57,6 +57,8 @@ export async function startTestApi(
     GENJOBS_BLOB_SECRET: randomBytes(24).toString('hex'),
     // Tests poll and submit fast from one account; test/api/limits.test.ts turns it on.
     GENJOBS_RATE_LIMIT_RPS: '0',
+    // Credit leases end within a second, so a test sees unused credit back soon (docs/money.md).
+    GENJOBS_LEASE_TERM: '1s',
     ...env,
   });
   const api = await startApi({

@@ -49,6 +49,8 @@ export async function startTestStack(
       GENJOBS_BLOB_SECRET: svc.config.GENJOBS_BLOB_SECRET,
       GENJOBS_LEADER_ELECTION: 'false',
       GENJOBS_RETRY_BASE: '200ms',
+      // Leases close 2 s after their term rather than 90 s: tests reach a quiet ledger soon.
+      GENJOBS_LEASE_GRACE: '2s',
       ...options.env,
       ...env,
     });

@@ -147,6 +147,10 @@ seccompProfile:
   value: {{ .Values.jobs.maxAttempts | quote }}
 - name: GENJOBS_RESERVATION_GRACE
   value: {{ .Values.jobs.reservationGrace | toString | quote }}
+- name: GENJOBS_LEASE_TERM
+  value: {{ .Values.jobs.leaseTerm | toString | quote }}
+- name: GENJOBS_LEASE_GRACE
+  value: {{ .Values.jobs.leaseGrace | toString | quote }}
 - name: GENJOBS_SETTLE_LINGER
   value: {{ .Values.jobs.settleLinger | toString | quote }}
 - name: GENJOBS_WEBHOOK_ALLOW_PRIVATE

@@ -11,24 +11,30 @@ import {
 import { preparePartialInput } from '../../catalog/partial-input.ts';
 import { AppError } from '../../errors.ts';
 import { DurationEstimator } from '../../jobs/eta.ts';
-import { labelValue } from '../../jobs/labels.ts';
+import { ACCOUNT_LABEL, LEASE_LABEL, labelValue, MODEL_LABEL } from '../../jobs/labels.ts';
 import { phaseOf } from '../../jobs/record.ts';
-import { ApiserverUnavailable, isAlreadyExists, isConflict } from '../../k8s/errors.ts';
+import { ApiserverUnavailable, isAlreadyExists, isConflict, statusCode } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
-import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
+import type { GenerationJob } from '../../k8s/types.ts';
+import type { CreditLeases, Draw } from '../../ledger/credit-leases.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
-import { holdsReservation, type LedgerResult } from '../../ledger/ops.ts';
+import type { Money } from '../../ledger/money.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import type { Principal } from '../request.ts';
 import { JobHistory } from './history.ts';
 import { type ListQuery, listPage } from './list.ts';
+import { PlanGate } from './plan-gate.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
 
 export interface JobServiceOptions {
   jobs: CustomResources<GenerationJob>;
   jobCache: Informer<GenerationJob>;
   ledger: Ledger;
+  /** This replica's credit leases: submits draw from them and write only the job. */
+  leases: CreditLeases;
+  /** Where a job's money is held (a cancel refunds it from there). */
+  money: Money;
   catalog: () => Catalog;
   plans: Record<string, number>;
   /** Which webhook targets are allowed (the controller applies the same policy at delivery). */
@@ -61,11 +67,13 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 export class JobService {
   private readonly o: JobServiceOptions;
   private readonly eta: DurationEstimator;
+  private readonly gate: PlanGate;
   private readonly history: JobHistory;
 
   constructor(options: JobServiceOptions) {
     this.o = options;
     this.eta = options.eta ?? new DurationEstimator();
+    this.gate = new PlanGate(options.jobCache, () => this.now());
     this.history = new JobHistory(options.archive);
   }
 
@@ -111,25 +119,33 @@ export class JobService {
         this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId)) ?? (await this.history.exists(jobId));
       if (existing) {
         const replay = this.replay(existing, accountName, bodyHash);
-        if (replay) {
-          await this.ensureReserved(principal, existing, variant);
-          return replay;
-        }
+        if (replay) return replay;
         jobId = randomUUID(); // the key's window has passed: a new job
       }
     }
 
     const maxConcurrent = this.o.plans[account.spec.plan] ?? 0;
-    // The job and its reservation are written at once, so a submit waits for one write, not
-    // two in a row. The controller starts a job only once its reservation shows in the
-    // Account; a job whose reservation is refused is deleted before the refusal is answered
-    // (and one left behind by a crash is removed after the reservation grace).
-    // allSettled: the outcome is awaited after the reservation, and never goes unhandled.
-    const creating = Promise.allSettled([
-      this.o.jobs.create({
+    // Refusals come before the create: the api may not delete jobs (the chart's Role), and a
+    // job left behind by a refusal would answer a replay of its key without holding money.
+    const slot = this.gate.enter(accountName, jobId, maxConcurrent);
+    if (!slot.ok) throw this.busy(slot.active, account.spec.plan, maxConcurrent, variant);
+    let draw: Draw;
+    try {
+      draw = await this.o.leases.draw(accountName, cost);
+    } catch (err) {
+      this.gate.leave(accountName, jobId);
+      throw err;
+    }
+    let job: GenerationJob;
+    try {
+      job = await this.o.jobs.create({
         metadata: {
           name: jobId,
-          labels: { 'genjobs.io/account': accountName, 'genjobs.io/model': labelValue(variant.slug) },
+          labels: {
+            [ACCOUNT_LABEL]: accountName,
+            [MODEL_LABEL]: labelValue(variant.slug),
+            [LEASE_LABEL]: draw.lease,
+          },
         },
         spec: {
           account: accountName,
@@ -137,111 +153,58 @@ export class JobService {
           version,
           input,
           costMicroCents: cost,
+          lease: draw.lease,
           ...(cmd.webhookUrl ? { webhookUrl: cmd.webhookUrl } : {}),
           ...(cmd.idempotencyKey !== undefined ? { idempotencyKeyHash: bodyHash } : {}),
           requestId: cmd.requestId,
         },
-      }),
-    ]);
-    const reserved = await this.o.ledger.run(accountName, {
-      kind: 'reserve',
-      jobId,
-      cost,
-      maxConcurrent,
-      // A finished job frees its slot at once, though its settlement is written a moment later.
-      finished: (id) => isTerminal(this.o.jobCache.get(id)?.status?.phase),
-    });
-    const [created] = await creating;
-    if (!reserved.ok) {
-      // Were this delete lost, the controller removes the job after the reservation grace.
-      if (created.status === 'fulfilled')
-        await this.o.jobs.delete(jobId, { uid: created.value.metadata.uid }).catch(() => {});
-      throw this.refusal(reserved, cost, account.spec.plan, maxConcurrent, variant);
-    }
-
-    if (created.status === 'rejected') {
-      if (isAlreadyExists(created.reason) && cmd.idempotencyKey !== undefined) {
-        // The same key raced us and won: its job holds the (shared) reservation.
+      });
+    } catch (err) {
+      // A refused create cannot land later: its money goes back to the lease. Anything
+      // else (a timeout, a lost connection) may still have created the job, so it stays drawn.
+      draw.done(isRefused(err) ? 'absent' : 'unknown');
+      this.gate.leave(accountName, jobId);
+      if (isAlreadyExists(err) && cmd.idempotencyKey !== undefined) {
+        // The same key raced us and won; its job holds its own money, at its own price.
         const existing = await this.o.jobs.get(jobId);
         const replay = existing && this.replay(existing, accountName, bodyHash);
         if (replay) return replay;
       }
-      if (created.reason instanceof ApiserverUnavailable && cmd.idempotencyKey !== undefined) {
-        // The write's outcome is unknown: the job may still land. The reservation stays, so a
-        // retry with the same key finds the job holding it, or creates it under the same id
-        // and reuses it; a reservation whose job never appears is refunded after the grace.
+      if (!isRefused(err)) {
+        // The write's outcome is unknown (a deadline passed, the connection dropped): the job
+        // may still land, holding the money it drew. A retry with the same key finds it, or
+        // creates it under the same id; a draw no job names returns when its lease closes.
         throw new AppError(
           'UNAVAILABLE',
-          'the job could not be confirmed in time; retry with the same Idempotency-Key',
-          { cause: created.reason, retryAfterSeconds: created.reason.retryAfterSeconds },
+          cmd.idempotencyKey !== undefined
+            ? 'the job could not be confirmed in time; retry with the same Idempotency-Key'
+            : 'the job could not be confirmed in time; list your jobs before submitting it again',
+          {
+            cause: err,
+            retryAfterSeconds: err instanceof ApiserverUnavailable ? err.retryAfterSeconds : 1,
+          },
         );
       }
-      // Never charge for a job that does not exist.
-      await this.o.ledger.run(accountName, { kind: 'refund', jobId });
       throw new AppError(
         'PUBSUB_PUBLISH_FAILED',
         'the job could not be queued; nothing was charged, please retry',
-        { cause: created.reason, retryAfterSeconds: 1 },
+        {
+          cause: err,
+          retryAfterSeconds: 1,
+        },
       );
     }
-    const job = created.value;
+    draw.done('created');
     this.o.onSubmitted?.(variant.slug, cost);
     return { ...this.submitResult(job, variant.runtime), duplicate: false };
   }
 
-  /**
-   * Makes sure a replayed job holds its reservation. The first submit's reservation write
-   * may have timed out (or been undone) while its job write landed; answering 200 for that
-   * job would promise a job the controller removes for want of credit. The Account is read
-   * before the job, so a reservation missing from it was never settled (see
-   * {@link Ledger.reserveOn}).
-   */
-  private async ensureReserved(principal: Principal, job: GenerationJob, variant: Variant): Promise<void> {
-    const jobId = job.metadata.name ?? '';
-    const name = job.spec.account;
-    if (holdsReservation(principal.account, jobId) || isTerminal(job.status?.phase)) return;
-    const maxConcurrent = this.o.plans[principal.account.spec.plan] ?? 0;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const account = await this.o.ledger.read(name);
-      if (!account || holdsReservation(account, jobId)) return;
-      const fresh = await this.o.jobs.get(jobId);
-      if (!fresh) break; // removed for want of credit: a retry with the key makes it anew
-      if (phaseOf(fresh) !== 'pending' || (fresh.status?.attempts ?? 0) > 0) return;
-      const cost = fresh.spec.costMicroCents;
-      const finished = (id: string) => isTerminal(this.o.jobCache.get(id)?.status?.phase);
-      const r = await this.o.ledger.reserveOn(account, {
-        kind: 'reserve',
-        jobId,
-        cost,
-        maxConcurrent,
-        finished,
-      });
-      if (r?.ok) return;
-      if (r) throw this.refusal(r, cost, principal.account.spec.plan, maxConcurrent, variant);
-    }
-    throw new AppError('UNAVAILABLE', 'the job is not confirmed yet; retry with the same Idempotency-Key', {
-      retryAfterSeconds: 1,
-    });
-  }
-
-  /** The answer to a refused reservation: no credit left, or the plan's concurrency reached. */
-  private refusal(
-    refused: Extract<LedgerResult, { ok: false }>,
-    cost: number,
-    plan: string,
-    maxConcurrent: number,
-    variant: Variant,
-  ): AppError {
-    if (refused.reason === 'INSUFFICIENT_BALANCE') {
-      return new AppError(
-        'INSUFFICIENT_BALANCE',
-        `the job costs ${cost} micro-cents and the balance is ${refused.balance}`,
-      );
-    }
+  /** The answer to a submit over the plan's concurrency. */
+  private busy(active: number, plan: string, maxConcurrent: number, variant: Variant): AppError {
     const runSeconds = this.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds);
     return new AppError(
       'CONCURRENT_JOBS_EXCEEDED',
-      `plan ${plan} allows ${maxConcurrent} concurrent jobs and ${refused.active} are running`,
+      `plan ${plan} allows ${maxConcurrent} concurrent jobs and ${active} are running`,
       { retryAfterSeconds: Math.max(1, Math.round(runSeconds / 4)) },
     );
   }
@@ -343,9 +306,15 @@ export class JobService {
         job = fresh;
       }
     }
-    // The refund is idempotent (it removes the reservation); the controller settles it too
-    // if this process dies right here.
-    await this.o.ledger.run(job.spec.account, { kind: 'refund', jobId });
+    this.gate.end(job.spec.account, jobId);
+    // Idempotent (a lease records what it refunded, a reservation is removed): the
+    // controller settles it too if this process dies right here.
+    const held = this.o.money.holding(job);
+    if (held !== 'none') {
+      const lease =
+        held === 'lease' ? { id: job.spec.lease ?? '', cost: job.spec.costMicroCents } : undefined;
+      await this.o.ledger.run(job.spec.account, { kind: 'refund', jobId, ...(lease ? { lease } : {}) });
+    }
     this.o.onCancelled?.(job.spec.model, job.spec.costMicroCents);
     return { jobId, status: 'cancelled' as const, refundedMicroCents: job.spec.costMicroCents };
   }
@@ -368,6 +337,11 @@ export class JobService {
   }
 }
 
+/** A create the apiserver refused (4xx): the job does not exist and never will from this request. */
+const isRefused = (err: unknown) => {
+  const code = statusCode(err) ?? 0;
+  return code >= 400 && code < 500 && code !== 408;
+};
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const uuidFrom = (hex: string) =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;

@@ -6,6 +6,7 @@ import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import type { Logger } from '../../log.ts';
 import { sameJson, setCondition } from '../conditions.ts';
+import { closeLeases } from './close-lease.ts';
 
 export interface AccountReconcilerDeps {
   accounts: CustomResources<Account>;
@@ -17,14 +18,17 @@ export interface AccountReconcilerDeps {
   log: Logger;
   /** How long a reservation may wait for its job to appear. */
   reservationGraceMs: number;
+  /** How long after its term a credit lease is counted and closed (docs/money.md). */
+  leaseGraceMs: number;
   enqueueJob: (jobId: string) => void;
   now?: () => number;
 }
 
 /**
  * Keeps an Account's ledger whole: applies a raised grant (exactly once: the ledger
- * records how much it has applied), refunds reservations whose job never appeared (the
- * api died between reserving and creating the job) once a grace period has passed, hands
+ * records how much it has applied), closes credit leases once their term and a grace have
+ * passed, refunds reservations whose job never appeared (the api died between reserving
+ * and creating the job) once a grace period has passed, hands
  * reservations of finished jobs to the job reconciler to settle, and reports its state
  * in the Ready condition.
  */
@@ -54,6 +58,7 @@ export class AccountReconciler {
     const seen = this.jobless.get(name) ?? new Map<string, number>();
     const stillJobless = new Map<string, number>();
     const orphans: string[] = [];
+    const closing: string[] = [];
     for (const jobId of Object.keys(account.status?.reservations ?? {})) {
       const job = d.jobCache.get(jobId);
       if (job) {
@@ -72,8 +77,17 @@ export class AccountReconciler {
     }
     if (stillJobless.size > 0) this.jobless.set(name, stillJobless);
     else this.jobless.delete(name);
+    for (const [id, lease] of Object.entries(account.status?.leases ?? {})) {
+      const due = Date.parse(lease.expiresAt) + d.leaseGraceMs;
+      if (now >= due) closing.push(id);
+      // Rounded up to a common instant, so the leases of a few seconds close in one write.
+      else requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, roundUp(due) - now + 1);
+    }
     // All at once: the ledger writes them together (and settlements linger to be batched).
-    await Promise.all(orphans.map((jobId) => this.refundOrphan(account, jobId)));
+    await Promise.all([
+      ...orphans.map((jobId) => this.refundOrphan(account, jobId)),
+      closeLeases(d, name, closing),
+    ]);
     await this.updateReady(name, now);
     return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
   }
@@ -131,3 +145,7 @@ export class AccountReconciler {
     }
   }
 }
+
+/** Leases due within this window of each other are closed together. */
+const CLOSE_BATCH_MS = 5_000;
+const roundUp = (t: number) => Math.ceil(t / CLOSE_BATCH_MS) * CLOSE_BATCH_MS;

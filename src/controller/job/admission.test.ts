@@ -8,20 +8,27 @@ const MODEL = 'genjobs/reference-image/text-to-image';
 /** The three informer methods Admission reads, over a plain map, with the index kept current. */
 function cache() {
   const jobs = new Map<string, GenerationJob>();
-  let indexer: ((j: GenerationJob) => string[]) | undefined;
+  const indexers = new Map<string, (j: GenerationJob) => string[]>();
   const informer = {
-    addIndex: (_name: string, keysOf: (j: GenerationJob) => string[]) => {
-      indexer = keysOf;
+    addIndex: (name: string, keysOf: (j: GenerationJob) => string[]) => {
+      indexers.set(name, keysOf);
     },
-    byIndex: (_name: string, value: string) => [...jobs.values()].filter((j) => indexer?.(j).includes(value)),
+    byIndex: (name: string, value: string) =>
+      [...jobs.values()].filter((j) => indexers.get(name)?.(j).includes(value)),
     get: (name: string) => jobs.get(name),
   };
-  const put = (name: string, second: number, status: { phase?: JobPhase; attempts?: number } = {}) => {
+  const put = (
+    name: string,
+    second: number,
+    status: { phase?: JobPhase; attempts?: number } = {},
+    account = 'acme',
+    model = MODEL,
+  ) => {
     jobs.set(name, {
       apiVersion: 'genjobs.io/v1alpha1',
       kind: 'GenerationJob',
       metadata: { name, creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString() },
-      spec: { account: 'acme', model: MODEL, version: 'v1.0', input: {}, costMicroCents: 1 },
+      spec: { account, model, version: 'v1.0', input: {}, costMicroCents: 1 },
       status,
     });
     return jobs.get(name)!;
@@ -94,5 +101,21 @@ describe('Admission', () => {
         .sort(),
     ).toEqual(['j0', 'j1', 'j2']);
     expect(admission.next(MODEL, 0)).toEqual([]);
+  });
+
+  it("holds an account's jobs beyond its plan back without holding back other accounts' jobs", () => {
+    const c = cache();
+    const admission = new Admission(c.informer, { accountMax: (a) => (a === 'small' ? 1 : 10) });
+    const OTHER = 'genjobs/reference-video/text-to-video';
+    // The plan counts the account's running jobs of every model.
+    c.put('small-running', 0, { phase: 'processing', attempts: 1 }, 'small', OTHER);
+    const held = c.put('small-waiting', 1, {}, 'small');
+    const other = c.put('big-waiting', 2, {}, 'big');
+    expect(admission.admits(held, 1)).toBe(false);
+    expect(admission.admits(other, 1)).toBe(true);
+    expect(admission.next(MODEL, 1)).toEqual(['big-waiting']);
+    expect(admission.nextOfAccount('small', 4)).toEqual(['small-waiting']);
+    c.put('small-running', 0, { phase: 'completed', attempts: 1 }, 'small', OTHER);
+    expect(admission.admits(held, 1)).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ import type { Informer } from '../../k8s/informer.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 
 const UNFINISHED = 'admission:unfinished-by-model';
+const BY_ACCOUNT = 'admission:unfinished-by-account';
 
 /**
  * Decides which waiting jobs may start: per model variant, at most its runtime's
@@ -17,21 +18,46 @@ export class Admission {
   private readonly started = new Map<string, Set<string>>();
   private readonly eligible: (job: GenerationJob) => boolean;
   private readonly hasPod: (job: GenerationJob) => boolean;
+  private readonly accountMax: (account: string) => number;
 
   /**
    * `eligible`: whether a waiting job may take a slot at all (its reservation shows);
    * others do not queue. `hasPod`: whether the Pod cache holds a Pod of the job (the
-   * first attempt's Pod is created before any status names it).
+   * first attempt's Pod was created before any status named it). `accountMax`: the plan's
+   * concurrency of an account: the api checks it from its cache, so several replicas can
+   * accept a few more; the excess waits here.
    */
   constructor(
     jobs: Informer<GenerationJob>,
-    opts: { eligible?: (job: GenerationJob) => boolean; hasPod?: (job: GenerationJob) => boolean } = {},
+    opts: {
+      eligible?: (job: GenerationJob) => boolean;
+      hasPod?: (job: GenerationJob) => boolean;
+      accountMax?: (account: string) => number;
+    } = {},
   ) {
     this.jobs = jobs;
     this.eligible = opts.eligible ?? (() => true);
     this.hasPod = opts.hasPod ?? (() => false);
+    this.accountMax = opts.accountMax ?? (() => Number.POSITIVE_INFINITY);
     // Finished jobs stay cached until their TTL: a snapshot looks at unfinished ones only.
     jobs.addIndex(UNFINISHED, (j) => (isTerminal(phaseOf(j)) ? [] : [labelValue(j.spec.model)]));
+    jobs.addIndex(BY_ACCOUNT, (j) => (isTerminal(phaseOf(j)) ? [] : [j.spec.account]));
+  }
+
+  /** Whether the account's running jobs (or ones this process is starting) reach its plan. */
+  private accountFull(account: string, memo: Map<string, boolean>): boolean {
+    const known = memo.get(account);
+    if (known !== undefined) return known;
+    const max = this.accountMax(account);
+    let running = 0;
+    if (Number.isFinite(max)) {
+      for (const j of this.jobs.byIndex(BY_ACCOUNT, account)) {
+        if (this.holdsSlot(j) || this.started.get(j.spec.model)?.has(j.metadata.name ?? '')) running++;
+      }
+    }
+    const full = running >= max;
+    memo.set(account, full);
+    return full;
   }
 
   private holdsSlot(j: GenerationJob): boolean {
@@ -51,10 +77,16 @@ export class Admission {
     }
     const active = new Set<string>(mine);
     const waiting: GenerationJob[] = [];
+    const full = new Map<string, boolean>();
     for (const j of this.jobs.byIndex(UNFINISHED, labelValue(model))) {
       if (j.spec.model !== model) continue;
       if (this.holdsSlot(j)) active.add(j.metadata.name ?? '');
-      else if (!active.has(j.metadata.name ?? '') && this.eligible(j)) waiting.push(j);
+      else if (
+        !active.has(j.metadata.name ?? '') &&
+        this.eligible(j) &&
+        !this.accountFull(j.spec.account, full)
+      )
+        waiting.push(j);
     }
     return { active, waiting };
   }
@@ -84,6 +116,12 @@ export class Admission {
   /** Forgets a start that did not happen (Pod creation failed). */
   unmark(job: GenerationJob): void {
     this.started.get(job.spec.model)?.delete(job.metadata.name ?? '');
+  }
+
+  /** Waiting jobs of an account, oldest first (at most k): worth a look when one of its jobs ends. */
+  nextOfAccount(account: string, k: number): string[] {
+    const waiting = this.jobs.byIndex(BY_ACCOUNT, account).filter((j) => !this.holdsSlot(j));
+    return oldest(waiting, k).map((j) => j.metadata.name ?? '');
   }
 
   /** The waiting jobs that would get the free slots of a model: the ones worth reconciling. */

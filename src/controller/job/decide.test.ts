@@ -68,11 +68,27 @@ const kinds = (d: ReturnType<typeof decide>) =>
   d.actions.filter((a) => a.kind !== 'event').map((a) => (a.kind === 'settle' ? `settle:${a.op}` : a.kind));
 
 describe('decide', () => {
-  it('starts an admitted waiting job by creating its first Pod, with no status write', () => {
+  it('admits a waiting job with one status write (processing, attempt 1) before its first Pod exists', () => {
     const d = run(aJob().build());
-    expect(kinds(d)).toEqual(['createPod']);
-    expect(d.status).toBeUndefined();
+    // The Pod comes after the write: a cancel racing the start fails the write or is refused.
+    expect(d.actions).toEqual([{ kind: 'createPod', attempt: 1, afterStatus: true }]);
+    expect(d.status).toMatchObject({ phase: 'processing', progress: 50, attempts: 1, podName: 'gj-j1-1' });
+    expect(d.status?.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Admitted', 'True', 'Admitted'],
+    ]);
     expect(d.requeueAfterMs).toBe(settings.podStartTimeoutMs + 1);
+    // Its Pod runs: no second write.
+    const admitted = { ...aJob().build(), status: d.status };
+    expect(run(admitted, { pod: pod({ phase: 'Running', startedAt: T0 + 12_000 }) }).status).toBeUndefined();
+  });
+
+  it('creates a missing first Pod again shortly after the admission, and takes it for lost later', () => {
+    const admitted = { ...aJob().build(), status: run(aJob().build()).status };
+    const soon = run(admitted, { now: T0 + 20_000 });
+    expect(soon.actions).toEqual([{ kind: 'createPod', attempt: 1 }]);
+    expect(soon.status).toBeUndefined();
+    const late = run(admitted, { now: T0 + 10_000 + settings.podStartTimeoutMs });
+    expect(late.status?.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'True' });
   });
 
   it('names the first Pod in the status with the next change worth a write, not before', () => {

@@ -49,7 +49,8 @@ export interface DecideInput {
 }
 
 export type Action =
-  | { kind: 'createPod'; attempt: number }
+  /** `afterStatus`: created only once the status write succeeded (else before it). */
+  | { kind: 'createPod'; attempt: number; afterStatus?: boolean }
   | { kind: 'deletePod'; name: string }
   | { kind: 'settle'; op: 'charge' | 'refund' }
   | { kind: 'deleteJob' }
@@ -66,6 +67,9 @@ export interface Decision {
 export function podName(jobId: string, attempt: number): string {
   return `gj-${jobId}-${attempt}`;
 }
+
+/** How long after admitting a job its missing first Pod is taken for one not created yet. */
+const RECREATE_FIRST_POD_MS = 60_000;
 
 /** Grace past a runtime's timeout before the controller stops waiting for the Pod to say so. */
 const DEADLINE_GRACE_MS = 120_000;
@@ -161,11 +165,29 @@ export function decide(input: DecideInput): Decision {
         cond('Admitted', 'False', 'WaitingForCapacity', 'waiting for a free slot of the model');
         return { ...result(job, s, actions), requeueAfterMs: created + settings.queueTimeoutMs - now + 1 };
       }
-      // The first Pod is created without a status write: see the adoption below.
+      // The job leaves pending in a compare-and-swap before its first Pod exists, so a cancel
+      // racing the start has one winner: a cancel that wrote first makes this write fail and
+      // no Pod is made; one that comes later finds the job processing and is refused. The
+      // write replaces the one a running Pod would need (no second write when it runs).
+      s.phase = 'processing';
+      s.progress = 50;
+      s.startedAt = at.toISOString();
+      s.attempts = 1;
+      s.podName = podName(job.metadata.name ?? '', 1);
+      cond('Admitted', 'True', 'Admitted', `worker Pod ${s.podName} is being created`);
       return {
-        actions: [...actions, { kind: 'createPod', attempt: 1 }],
+        ...result(job, s, [...actions, { kind: 'createPod', attempt: 1, afterStatus: true }]),
         requeueAfterMs: settings.podStartTimeoutMs + 1,
       };
+    }
+    // The first Pod is created after the write that admitted the job: a crash between the
+    // two, or a Pod cache that does not show it yet, looks like this. Creating it again is
+    // harmless (its name is deterministic), for a short while after the admission.
+    const admitted = s.conditions?.find((c) => c.type === 'Admitted' && c.reason === 'Admitted');
+    if (attempts === 1 && !retrying && admitted) {
+      const since = now - Date.parse(admitted.lastTransitionTime);
+      if (since < Math.min(settings.podStartTimeoutMs, RECREATE_FIRST_POD_MS))
+        return { actions: [{ kind: 'createPod', attempt: 1 }], requeueAfterMs: 1_000 };
     }
     // The Pod of a started attempt is gone: lost to the infrastructure, or removed on purpose for a retry.
     if (retrying) {

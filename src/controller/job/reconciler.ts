@@ -10,7 +10,8 @@ import { type CustomResources, later } from '../../k8s/resources.ts';
 import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
-import { holdsReservation } from '../../ledger/ops.ts';
+import type { Money } from '../../ledger/money.ts';
+import type { Holding } from '../../ledger/ops.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
 import type { Admission } from './admission.ts';
@@ -25,6 +26,10 @@ export interface JobReconcilerDeps {
   podCache: Informer<Pod>;
   accountCache: Informer<Account>;
   ledger: Ledger;
+  /** Where each job's money is held (reservation or credit lease). */
+  money: Money;
+  /** How long after its term a credit lease is closed (a job it pays for is kept until then). */
+  leaseGraceMs: number;
   catalog: () => Catalog | undefined;
   /**
    * For a model missing from the catalog: how long its queued jobs wait before another
@@ -59,8 +64,10 @@ export class JobReconciler {
    * before the job's own event must not be decided on the older job (a sure conflict).
    */
   private readonly written = new Map<string, GenerationJob>();
-  /** New jobs seen before their reservation: the Account's next event brings them back. */
-  readonly awaitingReservation = new Set<string>();
+  /** Pods this process created, until the Pod cache shows them: podName → when. */
+  private readonly createdPods = new Map<string, number>();
+  /** New jobs seen before their money (jobId → account): the Account's next event brings them back. */
+  readonly awaitingReservation = new Map<string, string>();
 
   constructor(deps: JobReconcilerDeps) {
     this.d = deps;
@@ -80,7 +87,13 @@ export class JobReconciler {
     }
     const now = d.now?.() ?? Date.now();
     const attempts = job.status?.attempts ?? 0;
-    const pod = d.podCache.get(podName(jobId, Math.max(1, attempts)));
+    const name = podName(jobId, Math.max(1, attempts));
+    const pod = d.podCache.get(name);
+    // A Pod this process just created and the cache does not show yet: its event brings the
+    // job back (deciding now would take it for missing and create it again).
+    const created = this.createdPods.get(name);
+    if (pod || (created !== undefined && now - created > 30_000)) this.createdPods.delete(name);
+    else if (created !== undefined && !isTerminal(job.status?.phase)) return { requeueAfterMs: 1_000 };
     const variant = d.catalog()?.variantsBySlug.get(job.spec.model);
     const runtime = variant?.runtime;
     const phase = job.status?.phase ?? 'pending';
@@ -92,8 +105,9 @@ export class JobReconciler {
     // it instead of failing it.
     const paused = waiting && !runtime ? d.catalogPause?.(job.spec.model) : undefined;
     if (paused !== undefined) return { requeueAfterMs: paused };
-    const reserved = holdsReservation(d.accountCache.get(job.spec.account), jobId);
-    if (waiting && !reserved) this.awaitingReservation.add(jobId);
+    const held = d.money.holding(job);
+    const reserved = held !== 'none';
+    if (waiting && !reserved) this.awaitingReservation.set(jobId, job.spec.account);
     else this.awaitingReservation.delete(jobId);
     const decision = decide({
       job,
@@ -107,11 +121,15 @@ export class JobReconciler {
     });
 
     const create = decision.actions.find((a) => a.kind === 'createPod');
-    if (create && runtime) await this.startPod(job, create.attempt, runtime, now);
+    // Counted as starting before the admitting write: other jobs of the model are decided
+    // while it is in flight, and must not take the same slot.
+    if (create && runtime) d.admission.markStarted(job);
+    if (create && runtime && !create.afterStatus) await this.startPod(job, create.attempt, runtime, now);
     if (decision.status) {
       try {
         this.written.set(jobId, await d.jobs.updateStatus({ ...job, status: decision.status }));
       } catch (err) {
+        if (create?.afterStatus) d.admission.unmark(job);
         // Someone else (a cancel, the other replica before a hand-over) wrote first; the
         // informer brings the new state and the key comes back.
         if (isConflict(err)) return { requeueAfterMs: 50 };
@@ -119,7 +137,12 @@ export class JobReconciler {
       }
       this.observeTransition(job, decision.status.phase ?? phase, now);
     }
-    for (const action of decision.actions) await this.act(job, action);
+    if (create && runtime && create.afterStatus) await this.startPod(job, create.attempt, runtime, now);
+    const keep = this.keepForLease(job, held, now);
+    for (const action of decision.actions) {
+      if (action.kind === 'deleteJob' && keep !== undefined) return { requeueAfterMs: keep };
+      await this.act(job, action, held);
+    }
     return decision.requeueAfterMs !== undefined
       ? { requeueAfterMs: Math.max(1, decision.requeueAfterMs) }
       : undefined;
@@ -151,9 +174,21 @@ export class JobReconciler {
         throw err;
       }
     }
+    if (!d.podCache.get(pod.metadata?.name ?? '')) this.createdPods.set(pod.metadata?.name ?? '', now);
   }
 
-  private async act(job: GenerationJob, action: Action): Promise<void> {
+  /**
+   * A finished job its open lease pays for stays until the lease is closed: the close counts
+   * the lease's jobs from a list, and a job deleted before would be money no one accounts for.
+   * The wait in ms, or undefined when the job may go.
+   */
+  private keepForLease(job: GenerationJob, held: Holding, now: number): number | undefined {
+    const lease = held === 'lease' ? this.d.money.leaseOf(job) : undefined;
+    if (!lease) return undefined;
+    return Math.max(1_000, lease.expiresAt + this.d.leaseGraceMs - now + 1_000);
+  }
+
+  private async act(job: GenerationJob, action: Action, held: Holding): Promise<void> {
     const d = this.d;
     const jobId = job.metadata.name ?? '';
     switch (action.kind) {
@@ -165,9 +200,15 @@ export class JobReconciler {
         });
         return;
       case 'settle': {
+        // A failed or cancelled job's outputs are not paid for: none may stay readable.
+        if (action.op === 'refund') await d.blob.deletePrefix(jobPrefix(jobId));
+        // A completed job's lease money is spent when the lease closes: no write now.
+        if (held === 'lease' && action.op === 'charge') return;
+        const lease =
+          held === 'lease' ? { id: job.spec.lease ?? '', cost: job.spec.costMicroCents } : undefined;
         // Not awaited: the ledger lingers to write many settlements at once, and a worker
         // must not wait with it. Settling is idempotent; a failure brings the job back.
-        void d.ledger.run(job.spec.account, { kind: action.op, jobId }).then(
+        void d.ledger.run(job.spec.account, { kind: action.op, jobId, ...(lease ? { lease } : {}) }).then(
           (r) => {
             if (r.ok && action.op === 'refund' && r.amount > 0) d.metrics.creditsRefunded.inc(r.amount);
           },
@@ -204,6 +245,8 @@ export class JobReconciler {
       if (started) d.metrics.runTime.observe({ model, phase: to }, (now - started) / 1000);
       const runtime = d.catalog()?.variantsBySlug.get(model)?.runtime;
       for (const next of d.admission.next(model, runtime?.maxConcurrency ?? 0)) d.enqueue(next);
+      // A job held back by its plan may start on another model's free slot.
+      for (const next of d.admission.nextOfAccount(job.spec.account, 4)) d.enqueue(next);
     }
   }
 }

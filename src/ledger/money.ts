@@ -1,0 +1,60 @@
+import type { Informer } from '../k8s/informer.ts';
+import type { Account, GenerationJob } from '../k8s/types.ts';
+import { leaseFit } from './fit.ts';
+import { type Holding, holding } from './ops.ts';
+
+const BY_LEASE = 'money:by-lease';
+
+/**
+ * Where each job's money is held, read from the caches: a per-job reservation, or the
+ * credit lease the job names when the lease pays for it (leaseFit over the lease's jobs).
+ * Only a job whose money is held may start (admission), and only a held refund is paid.
+ */
+export class Money {
+  private readonly jobs: Informer<GenerationJob>;
+  private readonly accounts: Informer<Account>;
+  /** Which jobs a lease pays for, recomputed when its job count or its amount changes. */
+  private readonly fitted = new Map<string, { count: number; amount: number; fits: Set<string> }>();
+
+  constructor(jobs: Informer<GenerationJob>, accounts: Informer<Account>) {
+    this.jobs = jobs;
+    this.accounts = accounts;
+    jobs.addIndex(BY_LEASE, (j) => (j.spec.lease ? [j.spec.lease] : []));
+  }
+
+  holding(job: GenerationJob): Holding {
+    return holding(this.accounts.get(job.spec.account), job, (lease, j) => this.fits(lease, j));
+  }
+
+  /** The amount of an open lease of the job's account, or undefined. */
+  leaseOf(job: GenerationJob): { amount: number; expiresAt: number } | undefined {
+    const l = job.spec.lease
+      ? this.accounts.get(job.spec.account)?.status?.leases?.[job.spec.lease]
+      : undefined;
+    return l && { amount: l.amount, expiresAt: Date.parse(l.expiresAt) };
+  }
+
+  private fits(lease: string, job: GenerationJob): boolean {
+    const amount = this.leaseOf(job)?.amount ?? 0;
+    const count = this.jobs.countByIndex(BY_LEASE, lease);
+    let f = this.fitted.get(lease);
+    if (!f || f.count !== count || f.amount !== amount) {
+      const members = this.jobs.byIndex(BY_LEASE, lease).map((j) => ({
+        name: j.metadata.name ?? '',
+        cost: j.spec.costMicroCents,
+        createdAt: createdAt(j),
+      }));
+      // Closed leases are never asked about again: a bounded memory, rebuilt on demand.
+      if (this.fitted.size > 10_000) this.fitted.clear();
+      f = { count, amount, fits: leaseFit(amount, members) };
+      this.fitted.set(lease, f);
+    }
+    return f.fits.has(job.metadata.name ?? '');
+  }
+}
+
+/** A job's creation time in ms, whether the object came from a cache (string) or a client (Date). */
+export function createdAt(job: GenerationJob): number {
+  const t: unknown = job.metadata.creationTimestamp;
+  return t instanceof Date ? t.getTime() : Date.parse(String(t ?? '')) || 0;
+}

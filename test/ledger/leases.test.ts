@@ -1,0 +1,291 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, REPO_ROOT } from '../../src/dev/controlplane.ts';
+import type { GenerationJob } from '../../src/k8s/types.ts';
+import { leaseFit } from '../../src/ledger/fit.ts';
+import { imbalance } from '../../src/ledger/ops.ts';
+import { eventually, kubeconfigPath } from '../support/cluster.ts';
+import { startTestStack, type TestStack } from '../support/stack.ts';
+
+/**
+ * Credit leases against the real apiserver: several api replicas on one account never
+ * hold or spend more than was granted, a replica killed holding a lease loses nothing,
+ * and refusals leave no job behind (docs/money.md).
+ */
+let s: TestStack;
+let second: ChildProcess | undefined;
+const GRACE_MS = 2_000;
+const IMAGE = 'genjobs/reference-image/text-to-image';
+const COST = 134_000;
+
+beforeAll(async () => {
+  s = await startTestStack('leases', {
+    slots: 4,
+    env: { GENJOBS_LEASE_TERM: '1s', GENJOBS_LEASE_GRACE: `${GRACE_MS}ms`, GENJOBS_RESERVATION_GRACE: '2s' },
+  });
+}, 120_000);
+afterAll(async () => {
+  second?.kill('SIGTERM');
+  await s?.stop();
+});
+
+const account = async (name: string) => (await s.r.accounts.get(name))!;
+const jobsOf = async (name: string) => (await s.r.jobs.listAll()).filter((j) => j.spec.account === name);
+const settled = async (name: string) => {
+  const st = (await account(name)).status ?? {};
+  const jobs = await jobsOf(name);
+  return (
+    Object.keys(st.leases ?? {}).length === 0 &&
+    jobs.every((j) => ['completed', 'failed', 'cancelled'].includes(j.status?.phase ?? '')) &&
+    Object.keys(st.reservations ?? {}).length === 0
+  );
+};
+
+/** A second api process on the same namespace, as another replica would be. */
+async function startSecondApi(): Promise<string> {
+  const port = await freePort();
+  second = spawn(
+    process.execPath,
+    [`${REPO_ROOT}src/cli.ts`, 'api', '--kubeconfig', kubeconfigPath(), '-n', s.kube.namespace],
+    {
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        GENJOBS_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        GENJOBS_BLOB_DIR: s.config.GENJOBS_BLOB_DIR,
+        GENJOBS_BLOB_SECRET: s.config.GENJOBS_BLOB_SECRET,
+        GENJOBS_LEASE_TERM: '1s',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(
+    async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.ok === true,
+    30_000,
+    'api 2',
+  );
+  return url;
+}
+
+describe('credit leases', () => {
+  it('two api processes racing on one account never hold or spend more than was granted', async () => {
+    const grant = COST * 12 + 50_000;
+    const key = await s.account({ name: 'shared', plan: 'enterprise', grantMicroCents: grant });
+    await eventually(
+      async () => (await account('shared')).status?.balanceMicroCents === grant,
+      5_000,
+      'grant',
+    );
+    const other = await startSecondApi();
+    const submit = (i: number) =>
+      fetch(`${i % 2 ? other : s.api.url}/v1/jobs/submit`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: IMAGE, input: { prompt: `race ${i}` } }),
+      });
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => submit(i)));
+    const codes = answers.map((a) => a.status);
+    const accepted = codes.filter((c) => c === 200).length;
+    expect(codes.filter((c) => c !== 200 && c !== 402)).toEqual([]);
+    expect(accepted).toBeGreaterThan(0);
+    expect(accepted).toBeLessThanOrEqual(12);
+    // Refusals come before the create: exactly the accepted jobs exist.
+    const jobs = await jobsOf('shared');
+    expect(jobs).toHaveLength(accepted);
+    // Every job is paid for by the lease it names.
+    const st = (await account('shared')).status!;
+    expect(imbalance(st)).toBe(0);
+    for (const [id, lease] of Object.entries(st.leases ?? {})) {
+      const members = jobs.filter((j) => j.spec.lease === id);
+      expect(leaseFit(lease.amount, members.map(member)).size).toBe(members.length);
+    }
+
+    // Money another replica leased comes back within seconds: the account ends exact.
+    await eventually(() => settled('shared'), 60_000, 'leases closed and jobs finished');
+    const after = (await account('shared')).status!;
+    const completed = (await jobsOf('shared')).filter((j) => j.status?.phase === 'completed');
+    expect(imbalance(after)).toBe(0);
+    expect(after.spentMicroCents).toBe(completed.reduce((a, j) => a + j.spec.costMicroCents, 0));
+    expect(after.spentMicroCents).toBeLessThanOrEqual(grant);
+    expect(after.balanceMicroCents).toBe(grant - (after.spentMicroCents ?? 0));
+  }, 120_000);
+
+  it('one Idempotency-Key with two bodies at once: one job, run at its own price', async () => {
+    const key = await s.account({ name: 'keyrace', plan: 'enterprise', grantMicroCents: 100_000_000 });
+    const bodies = [
+      { model: IMAGE, input: { prompt: 'cheap', resolution: '1k' } },
+      { model: IMAGE, input: { prompt: 'dear', resolution: '2k' } },
+    ];
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(
+        [0, 1, 0, 1].map((b) =>
+          s.call('/v1/jobs/submit', {
+            method: 'POST',
+            key,
+            headers: { 'idempotency-key': `race-${round}` },
+            json: bodies[b],
+          }),
+        ),
+      );
+      const ok = await Promise.all(answers.filter((a) => a.status === 200).map((a) => a.json()));
+      expect(new Set(ok.map((o) => o.jobId)).size).toBe(1);
+      for (const a of answers.filter((x) => x.status !== 200))
+        expect((await a.json()).code).toBe('IDEMPOTENCY_KEY_REUSED');
+      const job = (await s.r.jobs.get(ok[0].jobId))!;
+      const priced = await (
+        await s.call('/v1/jobs/estimate', {
+          method: 'POST',
+          key,
+          json: { model: IMAGE, input: job.spec.input },
+        })
+      ).json();
+      expect(job.spec.costMicroCents).toBe(priced.estimatedCostMicroCents);
+      expect(ok.every((o) => o.costMicroCents === job.spec.costMicroCents)).toBe(true);
+    }
+    await eventually(() => settled('keyrace'), 60_000, 'settled');
+    const completed = (await jobsOf('keyrace')).filter((j) => j.status?.phase === 'completed');
+    const st = (await account('keyrace')).status!;
+    expect(completed).toHaveLength(5);
+    expect(st.spentMicroCents).toBe(completed.reduce((a, j) => a + j.spec.costMicroCents, 0));
+    expect(imbalance(st)).toBe(0);
+  }, 120_000);
+
+  it('a replica killed holding a lease loses nothing: the lease is counted and closed from its jobs', async () => {
+    await s.admin.createAccount({ name: 'killed', plan: 'pro', grantMicroCents: 10_000_000 });
+    await eventually(
+      async () => (await account('killed')).status?.balanceMicroCents === 10_000_000,
+      5_000,
+      'grant',
+    );
+    const script = `
+      import { connect } from '${REPO_ROOT}src/k8s/client.ts';
+      import { resources } from '${REPO_ROOT}src/k8s/resources.ts';
+      import { Ledger } from '${REPO_ROOT}src/ledger/ledger.ts';
+      import { CreditLeases } from '${REPO_ROOT}src/ledger/credit-leases.ts';
+      const r = resources(connect({ kubeconfig: process.env.KC, namespace: process.env.NS }));
+      const leases = new CreditLeases({ ledger: new Ledger({ accounts: r.accounts }), termMs: 1_000 });
+      const draw = await leases.draw('killed', ${COST});
+      await r.jobs.create({
+        metadata: { name: 'from-killed', labels: { 'genjobs.io/lease': draw.lease } },
+        spec: { account: 'killed', model: '${IMAGE}', version: 'v1.0', input: { prompt: 'x' }, costMicroCents: ${COST}, lease: draw.lease },
+      });
+      process.kill(process.pid, 'SIGKILL'); // dies holding the lease, as an api could
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, KC: kubeconfigPath(), NS: s.kube.namespace },
+      stdio: 'inherit',
+    });
+    const [, signal] = await once(child, 'exit');
+    expect(signal).toBe('SIGKILL');
+    const held = (await account('killed')).status!;
+    expect(Object.keys(held.leases ?? {})).toHaveLength(1);
+    // The lease holds the job's cost and some headroom, all out of the balance until it closes.
+    expect(Object.values(held.leases ?? {})[0]!.amount).toBeGreaterThanOrEqual(COST);
+    expect(imbalance(held)).toBe(0);
+    // The job runs (its lease pays for it) and is charged when the lease closes, after its term.
+    await eventually(() => settled('killed'), 60_000, 'lease closed');
+    const st = (await account('killed')).status!;
+    expect((await s.r.jobs.get('from-killed'))?.status?.phase).toBe('completed');
+    expect([st.balanceMicroCents, st.spentMicroCents]).toEqual([10_000_000 - COST, COST]);
+    expect(imbalance(st)).toBe(0);
+  }, 120_000);
+
+  it('a job naming a lease that cannot pay for it never runs and costs nothing', async () => {
+    await s.admin.createAccount({ name: 'forged', plan: 'pro', grantMicroCents: 10_000_000 });
+    await eventually(
+      async () => (await account('forged')).status?.balanceMicroCents === 10_000_000,
+      5_000,
+      'grant',
+    );
+    const job = (name: string, lease: string) =>
+      s.r.jobs.create({
+        metadata: { name, labels: { 'genjobs.io/lease': lease } },
+        spec: {
+          account: 'forged',
+          model: IMAGE,
+          version: 'v1.0',
+          input: { prompt: name },
+          costMicroCents: COST,
+          lease,
+        },
+      });
+    // A lease that does not exist, and one too small for its second job.
+    await s.r.accounts.patchStatus('forged', {
+      status: {
+        balanceMicroCents: 10_000_000 - COST,
+        leases: { 'l-small': { amount: COST, expiresAt: new Date(Date.now() + 60_000).toISOString() } },
+      },
+    });
+    await job('forged-none', 'l-missing');
+    await job('forged-first', 'l-small');
+    await new Promise((r) => setTimeout(r, 1_100)); // a later creation second: a definite order
+    await job('forged-second', 'l-small');
+    await eventually(
+      async () => (await s.r.jobs.get('forged-first'))?.status?.phase === 'completed',
+      60_000,
+      'the paid job ran',
+    );
+    for (const name of ['forged-none', 'forged-second'])
+      expect((await s.r.jobs.get(name))?.status?.attempts ?? 0).toBe(0);
+    // Both are removed after the reservation grace, having cost nothing.
+    await eventually(
+      async () => !(await s.r.jobs.get('forged-none')) && !(await s.r.jobs.get('forged-second')),
+      30_000,
+      'unpaid jobs removed',
+    );
+    expect(imbalance((await account('forged')).status)).toBe(0);
+  }, 120_000);
+
+  it('a cancel racing the start wins or loses cleanly: a cancelled job never ran, and no output survives', async () => {
+    const key = await s.account({ name: 'canceller', plan: 'enterprise' });
+    const outcomes = new Set<number>();
+    for (let i = 0; i < 8; i++) {
+      const { jobId } = await (
+        await s.call('/v1/jobs/submit', {
+          method: 'POST',
+          key,
+          json: { model: IMAGE, input: { prompt: `c${i}` } },
+        })
+      ).json();
+      if (i % 2) await new Promise((r) => setTimeout(r, 20 * i));
+      const cancel = await s.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key });
+      outcomes.add(cancel.status);
+      const final = await eventually(
+        async () => {
+          const j = await s.r.jobs.get(jobId);
+          return ['completed', 'cancelled', 'failed'].includes(j?.status?.phase ?? '') ? j : undefined;
+        },
+        60_000,
+        'a final state',
+      );
+      if (cancel.status === 200) {
+        // Admission is the write that leaves pending: a cancelled job was never admitted.
+        expect([final.status?.phase, final.status?.attempts]).toEqual(['cancelled', undefined]);
+        expect(await outputsOf(jobId)).toEqual([]);
+      } else {
+        expect([cancel.status, final.status?.phase]).toEqual([409, 'completed']);
+        // The output lives under a random folder: its URL cannot be guessed from the job id.
+        const url = final.status?.outputs?.[0]?.url ?? '';
+        expect(url).toMatch(new RegExp(`/jobs/${jobId}/[0-9a-f]{32}/output-0\\.png$`));
+      }
+    }
+    expect(outcomes.size).toBeGreaterThan(0);
+  }, 180_000);
+});
+
+const member = (j: GenerationJob) => ({
+  name: j.metadata.name ?? '',
+  cost: j.spec.costMicroCents,
+  createdAt: Date.parse(String(j.metadata.creationTimestamp)),
+});
+
+async function outputsOf(jobId: string): Promise<string[]> {
+  const dir = join(s.config.GENJOBS_BLOB_DIR, 'objects', 'jobs', jobId);
+  return readdir(dir, { recursive: true }).catch(() => []);
+}
