@@ -134,36 +134,6 @@ export class Ledger {
     }
   }
 
-  /** The Account as the apiserver holds it now (not a cache). */
-  read(name: string): Promise<Account | undefined> {
-    return this.opts.accounts.get(name);
-  }
-
-  /**
-   * Applies a reservation to exactly this copy of the Account (one compare-and-swap, no
-   * batching): undefined when the Account changed since it was read. For a replayed submit
-   * whose job shows no reservation: a reservation missing from the copy read before the job
-   * was seen unfinished was never settled, so adding it cannot charge a finished job twice.
-   */
-  async reserveOn(
-    account: Account,
-    op: Extract<LedgerOp, { kind: 'reserve' }>,
-  ): Promise<LedgerResult | undefined> {
-    const status = normalized(account);
-    const result = apply(status, op);
-    if (!result.ok) return result;
-    try {
-      this.lastWritten.set(
-        account.metadata.name ?? '',
-        await this.opts.accounts.updateStatus({ ...account, status }),
-      );
-      return result;
-    } catch (err) {
-      if (isConflict(err)) return undefined;
-      throw err;
-    }
-  }
-
   private freshest(name: string): Account | undefined {
     return later(this.lastWritten.get(name), this.opts.cached?.(name));
   }
