@@ -26,11 +26,15 @@ export function ledgerOf(account: Account): {
   const s = account.status ?? {};
   return {
     imbalance: imbalance(s),
-    held: Object.values(s.reservations ?? {}).reduce((a, b) => a + b, 0),
+    // Per-job reservations plus what open credit leases still hold (amount less refunds).
+    held:
+      sum(s.reservations) + Object.values(s.leases ?? {}).reduce((a, l) => a + l.amount - sum(l.refunded), 0),
     spent: s.spentMicroCents ?? 0,
     balance: s.balanceMicroCents ?? 0,
   };
 }
+
+const sum = (m: Record<string, number> | undefined) => Object.values(m ?? {}).reduce((a, b) => a + b, 0);
 
 const phase = (j: GenerationJob) => j.status?.phase ?? 'pending';
 

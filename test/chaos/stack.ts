@@ -80,11 +80,11 @@ export async function startChaosStack(dir: string, webhookCaFile: string): Promi
     GENJOBS_LEADER_ELECTION: 'false',
     GENJOBS_WEBHOOK_ALLOW_PRIVATE: 'true',
     GENJOBS_WORKER_ALLOW_PRIVATE_INPUTS: 'true',
-    // A submit cut off between its two writes leaves a job without a reservation (or the
-    // reverse); the suite waits for their clean-up, so not the 5 minutes of production, but
-    // longer than its clients keep retrying (90 s): a shorter grace than an outage plus the
-    // retries races the removal of a job against its re-reservation (docs/operations.md).
-    GENJOBS_RESERVATION_GRACE: '2m',
+    // Credit leases: short terms so unused credit returns within the run; a grace longer than
+    // the freeze round (30 s) plus a request deadline, since a create sent just before the
+    // freeze can land when the apiserver resumes and its lease must not be closed before that.
+    GENJOBS_LEASE_TERM: '1s',
+    GENJOBS_LEASE_GRACE: '45s',
     GENJOBS_RETRY_BASE: '1s',
     GENJOBS_KUBE_TIMEOUT: '3s',
     LOG_LEVEL: 'info',
