@@ -18,6 +18,9 @@ import { createMetrics, type Metrics } from '../metrics.ts';
 import { createApp } from './app.ts';
 import { Authenticator } from './auth.ts';
 import { catalogRoutes } from './catalog/routes.ts';
+import { eventRoutes } from './jobs/events.ts';
+import { StreamHub } from './jobs/hub.ts';
+import { QueueView } from './jobs/queue.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { JobService } from './jobs/service.ts';
 import { listen, type RunningServer } from './server.ts';
@@ -99,6 +102,8 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     cachedAccount: (n) => accounts.get(n),
     now,
   });
+  const queue = new QueueView({ jobs, catalog, now });
+  const hub = new StreamHub({ jobs, record: (j) => queue.record(j) });
   const service = new JobService({
     jobs: r.jobs,
     jobCache: jobs,
@@ -106,15 +111,13 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     catalog,
     plans: config.GENJOBS_PLANS,
     webhookPolicy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
+    eta: queue,
     now,
     onSubmitted: (model, cost) => {
       metrics.jobsSubmitted.inc({ model });
       metrics.creditsCharged.inc(cost);
     },
     onCancelled: (_model, refunded) => metrics.creditsRefunded.inc(refunded),
-  });
-  jobs.on((type, job) => {
-    if (type !== 'delete') service.observe(job);
   });
 
   const blob = createBlob(blobConfigSchema.parse(blobSettings(config)), {
@@ -137,7 +140,12 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     bodyLimit: config.GENJOBS_BODY_LIMIT,
     ready,
     rawRouters: [['/files', withWrappedUploadPuts(blob.router)]],
-    routers: [catalogRoutes(catalog, auth, now), jobRoutes(service, auth), uploadRoutes(uploadService, auth)],
+    routers: [
+      catalogRoutes(catalog, auth, now),
+      jobRoutes(service, auth, queue),
+      eventRoutes(service, hub, auth),
+      uploadRoutes(uploadService, auth),
+    ],
   });
   const server = await listen(app, config.HOST, config.PORT, log);
   return {
@@ -146,6 +154,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     blob,
     catalog: () => watcher.current,
     async stop() {
+      hub.closeAll(); // event streams would hold the server open until the grace period
       await server.close();
       await Promise.all([...informers.map((i) => i.stop()), watcher.stop()]);
     },

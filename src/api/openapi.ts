@@ -48,6 +48,11 @@ export interface Operation {
   responses: Record<number, z.ZodType>;
   /** Error statuses this operation can answer (all with the Problem body). */
   errors: number[];
+  /** Media type of the 200 answer when it is not JSON (the event stream). */
+  contentType?: string;
+  /** Statuses answered with no body, and what they mean. */
+  empty?: Record<number, string>;
+  description?: string;
 }
 
 const AUTH = [401, 403];
@@ -92,6 +97,19 @@ const operations: Operation[] = [
     security: 'bearer',
     scope: 'check_status',
     responses: { 200: JobRecord },
+    errors: [...AUTH, 404],
+  },
+  {
+    method: 'get',
+    path: `/v1/jobs/${jobId}/events`,
+    summary: "Follow a job's changes (Server-Sent Events)",
+    description:
+      'Scope: check_status. `text/event-stream`: an `event: job` whose data is the job record (as GET /v1/jobs/{jobId}) on every change, with an `id:` a client sends back as `Last-Event-ID` to resume without loss; a `: heartbeat` comment every 15 s; the stream ends after the terminal record (a finished job: one event). 204 when the Last-Event-ID already names the terminal record.',
+    security: 'bearer',
+    scope: 'check_status',
+    responses: { 200: z.string().describe('Server-Sent Events; each data line is a job record') },
+    contentType: 'text/event-stream',
+    empty: { 204: 'The client already holds the terminal record: nothing more will come' },
     errors: [...AUTH, 404],
   },
   {
@@ -206,8 +224,12 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
       : [];
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(op.responses)) {
-      responses[status] = { description: 'OK', content: { 'application/json': { schema: json(schema) } } };
+      responses[status] = {
+        description: 'OK',
+        content: { [op.contentType ?? 'application/json']: { schema: json(schema) } },
+      };
     }
+    for (const [status, description] of Object.entries(op.empty ?? {})) responses[status] = { description };
     for (const status of op.errors) {
       responses[String(status)] = {
         description: 'Problem',
@@ -225,7 +247,11 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
     paths[op.path] ??= {};
     paths[op.path]![op.method] = {
       summary: op.summary,
-      ...(op.scope ? { description: `Scope: ${op.scope}` } : {}),
+      ...(op.description
+        ? { description: op.description }
+        : op.scope
+          ? { description: `Scope: ${op.scope}` }
+          : {}),
       parameters: [...params, ...query],
       ...(op.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: json(op.body) } } } }

@@ -8,7 +8,6 @@ import {
   type Variant,
 } from '../../catalog/index.ts';
 import { AppError } from '../../errors.ts';
-import { DurationEstimator } from '../../jobs/eta.ts';
 import { labelValue } from '../../jobs/labels.ts';
 import { phaseOf } from '../../jobs/record.ts';
 import { isAlreadyExists, isConflict } from '../../k8s/errors.ts';
@@ -30,7 +29,8 @@ export interface JobServiceOptions {
   plans: Record<string, number>;
   /** Which webhook targets are allowed (the controller applies the same policy at delivery). */
   webhookPolicy?: TargetPolicy;
-  eta?: DurationEstimator;
+  /** Completion estimates; without it, the catalog's typical run time and the queue length. */
+  eta?: EtaSource;
   now?: () => number;
   onSubmitted?: (model: string, costMicroCents: number) => void;
   onCancelled?: (model: string, refundedMicroCents: number) => void;
@@ -45,6 +45,12 @@ export interface SubmitCommand {
   requestId: string;
 }
 
+/** What submit needs of the queue view (queue.ts): a job's completion estimate and run time. */
+export interface EtaSource {
+  queueFields(job: GenerationJob): { estimatedCompletionTime?: string };
+  runSeconds(model: string, typicalSeconds: number): number;
+}
+
 /** Idempotency keys hold for this long; after it the same key submits a new job. */
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 
@@ -55,11 +61,9 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
  */
 export class JobService {
   private readonly o: JobServiceOptions;
-  private readonly eta: DurationEstimator;
 
   constructor(options: JobServiceOptions) {
     this.o = options;
-    this.eta = options.eta ?? new DurationEstimator();
   }
 
   private now(): number {
@@ -174,7 +178,8 @@ export class JobService {
         `the job costs ${cost} micro-cents and the balance is ${refused.balance}`,
       );
     }
-    const runSeconds = this.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds);
+    const runSeconds =
+      this.o.eta?.runSeconds(variant.slug, variant.runtime.typicalSeconds) ?? variant.runtime.typicalSeconds;
     return new AppError(
       'CONCURRENT_JOBS_EXCEEDED',
       `plan ${plan} allows ${maxConcurrent} concurrent jobs and ${refused.active} are running`,
@@ -200,22 +205,25 @@ export class JobService {
     job: GenerationJob,
     runtime: { typicalSeconds: number; maxConcurrency: number } | undefined,
   ) {
-    const model = job.spec.model;
-    const queued = this.o.jobCache.countByIndex('pendingModel', labelValue(model));
-    const eta = this.eta.completionTime(
-      model,
-      runtime?.typicalSeconds ?? 60,
-      queued,
-      runtime?.maxConcurrency ?? 1,
-      this.now(),
-    );
+    const eta = this.o.eta?.queueFields(job).estimatedCompletionTime ?? this.plainEta(job, runtime);
     return {
       jobId: job.metadata.name ?? '',
       requestId: job.spec.requestId ?? '',
       status: 'pending' as const,
-      estimatedCompletionTime: eta.toISOString(),
+      estimatedCompletionTime: eta,
       costMicroCents: job.spec.costMicroCents,
     };
+  }
+
+  /** Without a queue view: the queue ahead drained `maxConcurrency` at a time at the typical run time. */
+  private plainEta(
+    job: GenerationJob,
+    runtime: { typicalSeconds: number; maxConcurrency: number } | undefined,
+  ) {
+    const queued = this.o.jobCache.countByIndex('pendingModel', labelValue(job.spec.model));
+    const run = runtime?.typicalSeconds ?? 60;
+    const waves = runtime?.maxConcurrency ? Math.floor(queued / runtime.maxConcurrency) : 0;
+    return new Date(this.now() + (waves + 1) * run * 1000).toISOString();
   }
 
   /** The job, if the caller's account owns it. Reads the cache, then the apiserver (read your own write). */
@@ -269,14 +277,6 @@ export class JobService {
   /** The account's jobs, newest first, a page at a time. */
   list(principal: Principal, q: ListQuery) {
     return listPage(this.o.jobCache.byIndex('account', principal.account.metadata.name ?? ''), q);
-  }
-
-  /** Feeds observed run times of finished jobs into the completion estimate. */
-  observe(job: GenerationJob): void {
-    const s = job.status;
-    if (s?.phase === 'completed' && s.startedAt && s.completedAt) {
-      this.eta.observe(job.spec.model, (Date.parse(s.completedAt) - Date.parse(s.startedAt)) / 1000);
-    }
   }
 }
 
