@@ -23,7 +23,7 @@ interface Snapshot {
 }
 
 export interface QueueViewOptions {
-  jobs: Informer<GenerationJob>;
+  jobs: Pick<Informer<GenerationJob>, 'addIndex' | 'byIndex' | 'on'>;
   catalog: () => Catalog;
   runTimes?: RunTimes;
   now?: () => number;
