@@ -29,7 +29,7 @@ function aJob(name: string, createdS: number, status: GenerationJobStatus = {}, 
     metadata: { name, creationTimestamp: new Date(T0 + createdS * 1000).toISOString() },
     spec: { account: 'a', model: VIDEO, version: 'v1.0', input: { duration }, costMicroCents: 1 },
     status,
-  } as GenerationJob;
+  } as unknown as GenerationJob;
 }
 
 const catalog = (maxConcurrency: number) => () =>
