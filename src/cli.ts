@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { registerAdminCommands } from './admin/cli.ts';
+import { registerUserCommands } from './cli-user/commands.ts';
 import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { AppError } from './errors.ts';
@@ -8,8 +9,8 @@ import { createLogger, type Logger } from './log.ts';
 
 /**
  * The `genjobs` command: one binary, one subcommand per entrypoint (api, controller,
- * worker, dev) and the admin commands. Each subcommand loads only its own modules, so a
- * worker Pod does not pay for the api's start-up.
+ * worker, dev), the admin commands (Kubernetes) and the user commands (HTTP API). Each
+ * subcommand loads only its own modules, so a worker Pod does not pay for the api's start-up.
  */
 const program = new Command('genjobs')
   .description('Asynchronous image and video generation jobs on Kubernetes')
@@ -77,6 +78,8 @@ program
   });
 
 registerAdminCommands(program);
+// For API users, over HTTP (GENJOBS_URL, GENJOBS_API_KEY): run, jobs, models, upload.
+registerUserCommands(program);
 
 export type GlobalOptions = { kubeconfig?: string; namespace?: string };
 
