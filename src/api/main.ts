@@ -18,6 +18,7 @@ import { createMetrics, type Metrics } from '../metrics.ts';
 import { createApp } from './app.ts';
 import { Authenticator } from './auth.ts';
 import { catalogRoutes } from './catalog/routes.ts';
+import { docsRoutes } from './docs/routes.ts';
 import { eventRoutes } from './jobs/events.ts';
 import { StreamHub } from './jobs/hub.ts';
 import { QueueView } from './jobs/queue.ts';
@@ -144,6 +145,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
       catalogRoutes(catalog, auth, now),
       jobRoutes(service, auth, queue),
       eventRoutes(service, hub, auth),
+      docsRoutes(),
       uploadRoutes(uploadService, auth),
     ],
   });
