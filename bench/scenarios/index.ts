@@ -2,8 +2,10 @@ import type { BenchContext } from '../harness/context.ts';
 import { apiScenarios } from './api.ts';
 import { catalogScenario } from './catalog.ts';
 import { e2eScenario } from './e2e.ts';
+import { etaScenario } from './eta.ts';
 import { memoryScenario } from './memory.ts';
 import { peerScenario } from './peer.ts';
+import { streamsScenario } from './streams.ts';
 import { workerScenario } from './worker.ts';
 
 export interface Scenario {
@@ -23,4 +25,6 @@ export const SCENARIOS: Scenario[] = [
   { id: 'catalog', title: 'GET /v1/catalog/models with 1,000 models (6)', run: catalogScenario },
   { id: 'memory', title: 'controller and api memory per cached job (5)', run: memoryScenario },
   { id: 'worker', title: 'builtin runtime wall times (8)', run: workerScenario },
+  { id: 'streams', title: 'api memory with 1,000 open job event streams (9)', run: streamsScenario },
+  { id: 'eta', title: 'completion estimate error on a mixed workload (10)', run: etaScenario },
 ];
