@@ -86,7 +86,7 @@ export class Progress {
   private draw(): void {
     if (!this.job) return;
     const line = liveLine(this.job, this.now(), this.since, this.processingSince);
-    this.out.write(`\r\x1b[2K${line.slice(0, Math.max(20, (this.out.columns ?? 120) - 1))}`);
+    this.out.write(`\r\x1b[2K${line.slice(0, Math.max(20, (this.out.columns || 120) - 1))}`);
   }
 
   /** Stops redrawing and leaves the last line on the screen. */
