@@ -20,7 +20,7 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   page = await browser.newPage();
   page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
+    if (m.type() === 'error') errors.push(`${m.text()} (${m.location().url})`);
   });
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${s.url}/docs`);
@@ -72,7 +72,7 @@ describe('GET /docs in a real browser', () => {
     const op = page.locator('.opblock-get', { has: page.locator('[data-path="/v1/jobs"]') }).first();
     await op.locator('.opblock-summary').click();
     await op.locator('button.execute').click();
-    const status = op.locator('.live-responses-table .response-col_status').first();
+    const status = op.locator('.live-responses-table tbody .response-col_status').first();
     await status.waitFor({ timeout: 30_000 });
     expect((await status.textContent())?.trim()).toBe('200');
   });

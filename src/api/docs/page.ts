@@ -6,6 +6,7 @@ export function docsPage(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>genjobs API</title>
+<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 <style>
   body { margin: 0; font-family: system-ui, sans-serif; color: #1f2933; }

@@ -9,6 +9,7 @@ import { docsPage } from './page.ts';
 const ASSETS: Record<string, string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
   'swagger-ui.css': 'text/css; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
 };
 
 // Resolved by path, not imported: importing the package would load its 1.7 MB bundle into the api.
