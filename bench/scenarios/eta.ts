@@ -24,6 +24,8 @@ export interface EtaResult {
   jobs: number;
   atSubmit: { all: Errors; warm: Errors };
   halfway: { all: Errors; warm: Errors };
+  /** The warm figures per model variant: which one the error comes from. */
+  warmByModel: Record<string, { atSubmit: Errors; halfway: Errors; meanSignedSecondsAtSubmit: number }>;
 }
 
 const IMAGE = 'genjobs/reference-image/text-to-image';
@@ -132,7 +134,20 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
     return { error: Math.abs(r.eta - t.done!), left: t.done! - r.at };
   };
   const warm = tracked.filter((t) => t.warm);
+  const warmByModel: EtaResult['warmByModel'] = {};
+  for (const model of [IMAGE, VIDEO]) {
+    const mine = warm.filter((t) => t.model === model);
+    if (mine.length === 0) continue;
+    // Positive: the estimate was late (too pessimistic); negative: too optimistic.
+    const signed = mine.reduce((sum, t) => sum + (t.readings[0]!.eta - t.done!), 0) / mine.length / 1000;
+    warmByModel[model] = {
+      atSubmit: errors(mine.map(atSubmit)),
+      halfway: errors(mine.map(halfway)),
+      meanSignedSecondsAtSubmit: round(signed, 1),
+    };
+  }
   return {
+    warmByModel,
     jobs: tracked.length,
     atSubmit: { all: errors(tracked.map(atSubmit)), warm: errors(warm.map(atSubmit)) },
     halfway: { all: errors(tracked.map(halfway)), warm: errors(warm.map(halfway)) },
