@@ -67,11 +67,16 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
   const ns = await BenchNamespace.create(ctx, 'bench-eta');
   await ns.installBenchCatalog();
   const key = await ns.account('eta');
-  const controller = await ns.startController();
-  const agent = await ns.startAgent(8);
   const { proc: api, client } = await ns.startApi();
+  // Worker Pods write their outputs through the api's /files: the controller must name it.
+  const controller = await ns.startController({
+    GENJOBS_PUBLIC_URL: api.url,
+    GENJOBS_BLOB_INTERNAL_URL: `${api.url}/files`,
+  });
+  const agent = await ns.startAgent(8);
   const jobs = new Map<string, Tracked>();
   const completed = new Map<string, number>();
+  const failures: string[] = [];
   try {
     ctx.progress(`eta: ${total} mixed jobs, one every ${gapMs} ms`);
     let polling = true;
@@ -86,6 +91,7 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
               const now = Date.now();
               if (job.estimatedCompletionTime)
                 t.readings.push({ at: now, eta: Date.parse(job.estimatedCompletionTime) });
+              if (job.status === 'failed') failures.push(`${id}: ${JSON.stringify(job.error)}`);
               if (job.status === 'completed' || job.status === 'failed') {
                 t.done = Date.parse(job.completedAt ?? '') || now;
                 completed.set(t.model, (completed.get(t.model) ?? 0) + 1);
@@ -117,6 +123,8 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
     );
     polling = false;
     await poll;
+    // A failed job's end says nothing of the estimate: the run is void.
+    if (failures.length > 0) throw new Error(`${failures.length} jobs failed, e.g. ${failures[0]}`);
   } finally {
     client.close();
     await api.stop();
