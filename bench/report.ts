@@ -10,8 +10,10 @@ import type { ApiScenarioResult, WriteLevel } from './scenarios/api.ts';
 import type { ArchiveResult } from './scenarios/archive.ts';
 import type { CatalogResult } from './scenarios/catalog.ts';
 import type { E2eResult } from './scenarios/e2e.ts';
+import type { EtaResult } from './scenarios/eta.ts';
 import type { MemoryResult } from './scenarios/memory.ts';
 import type { PeerResult } from './scenarios/peer.ts';
+import type { StreamsResult } from './scenarios/streams.ts';
 
 export interface Target {
   id: string;
@@ -37,6 +39,8 @@ export interface Report {
     memory?: MemoryResult;
     worker?: { cases: Array<{ name: string; seconds: number }> };
     archive?: ArchiveResult;
+    streams?: StreamsResult;
+    eta?: EtaResult;
     [id: string]: unknown;
   };
   errors: Array<{ scenario: string; message: string; stack?: string }>;
@@ -185,6 +189,22 @@ export function targets(r: Report): Target[] {
       'ms',
       '<',
       5,
+    ),
+    target(
+      'stream-memory',
+      'api RSS growth for 1,000 open job event streams',
+      r.scenarios.streams ? round((r.scenarios.streams.rssBytesPerStream * 1000) / 2 ** 20, 1) : undefined,
+      'MB',
+      '<=',
+      50,
+    ),
+    target(
+      'eta-p90-warm',
+      'completion estimate p90 error at submit ÷ time left, variant with history',
+      r.scenarios.eta?.atSubmit.warm.p90Share,
+      '×',
+      '<',
+      0.25,
     ),
     ...archiveTargets(r.scenarios.archive),
   ];

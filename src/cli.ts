@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { registerAdminCommands } from './admin/cli.ts';
 import { registerHistoryCommands } from './admin/history.ts';
+import { registerUserCommands } from './cli-user/commands.ts';
 import type { Config } from './config.ts';
 import { ConfigError, kubeDeadlines, loadConfig } from './config.ts';
 import { AppError } from './errors.ts';
@@ -9,8 +10,8 @@ import { createLogger, type Logger } from './log.ts';
 
 /**
  * The `genjobs` command: one binary, one subcommand per entrypoint (api, controller,
- * worker, dev) and the admin commands. Each subcommand loads only its own modules, so a
- * worker Pod does not pay for the api's start-up.
+ * worker, dev), the admin commands (Kubernetes) and the user commands (HTTP API). Each
+ * subcommand loads only its own modules, so a worker Pod does not pay for the api's start-up.
  */
 const program = new Command('genjobs')
   .description('Asynchronous image and video generation jobs on Kubernetes')
@@ -83,6 +84,8 @@ program
 
 registerAdminCommands(program);
 registerHistoryCommands(program);
+// For API users, over HTTP (GENJOBS_URL, GENJOBS_API_KEY): run, jobs, models, upload.
+registerUserCommands(program);
 
 export type GlobalOptions = { kubeconfig?: string; namespace?: string };
 

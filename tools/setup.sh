@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the service and its tests need beyond npm packages, each only when missing:
-# Debian packages (ffmpeg for the worker, fonts for rendered text, shellcheck, python3-venv),
-# a local S3-compatible server for the blob store tests (moto), schemathesis for API
+# Debian packages (ffmpeg for the worker, fonts for rendered text, shellcheck, python3-venv,
+# chromium), a local S3-compatible server for the blob store tests (moto), schemathesis for API
 # fuzzing (a virtualenv in ~/.cache/genjobs/venv), and the local Kubernetes control
 # plane and helm, built from pinned Go modules into ~/.cache/genjobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(ffmpeg fonts-dejavu-core shellcheck python3-venv)
+# Debian's chromium: the docs page's browser test drives it with playwright-core.
+packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

@@ -3,8 +3,10 @@ import { apiScenarios } from './api.ts';
 import { archiveScenario } from './archive.ts';
 import { catalogScenario } from './catalog.ts';
 import { e2eScenario } from './e2e.ts';
+import { etaScenario } from './eta.ts';
 import { memoryScenario } from './memory.ts';
 import { peerScenario } from './peer.ts';
+import { streamsScenario } from './streams.ts';
 import { workerScenario } from './worker.ts';
 
 export interface Scenario {
@@ -29,4 +31,6 @@ export const SCENARIOS: Scenario[] = [
     title: 'job history in PostgreSQL: memory, etcd, archived reads (14)',
     run: archiveScenario,
   },
+  { id: 'streams', title: 'api memory with 1,000 open job event streams (9)', run: streamsScenario },
+  { id: 'eta', title: 'completion estimate error on a mixed workload (10)', run: etaScenario },
 ];

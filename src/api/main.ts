@@ -23,6 +23,10 @@ import { createMetrics, type Metrics } from '../metrics.ts';
 import { createApp } from './app.ts';
 import { Authenticator } from './auth.ts';
 import { catalogRoutes } from './catalog/routes.ts';
+import { docsRoutes } from './docs/routes.ts';
+import { eventRoutes } from './jobs/events.ts';
+import { StreamHub } from './jobs/hub.ts';
+import { QueueView } from './jobs/queue.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { JobService } from './jobs/service.ts';
 import { limitSettings } from './limits/config.ts';
@@ -111,6 +115,8 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     onError: (err) => log.warn({ err }, 'a credit lease write failed; the controller settles the lease'),
   });
   const archive = deps.archive ?? (await openArchive(config, log));
+  const queue = new QueueView({ jobs, catalog, now });
+  const hub = new StreamHub({ jobs, record: (j) => queue.record(j) });
   const service = new JobService({
     archive,
     jobs: r.jobs,
@@ -121,15 +127,13 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     catalog,
     plans: config.GENJOBS_PLANS,
     webhookPolicy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
+    eta: queue,
     now,
     onSubmitted: (model, cost) => {
       metrics.jobsSubmitted.inc({ model });
       metrics.creditsCharged.inc(cost);
     },
     onCancelled: (_model, refunded) => metrics.creditsRefunded.inc(refunded),
-  });
-  jobs.on((type, job) => {
-    if (type !== 'delete') service.observe(job);
   });
 
   const blob = createBlob(blobConfigSchema.parse(blobSettings(config)), {
@@ -163,7 +167,13 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     bodyLimit: config.GENJOBS_BODY_LIMIT,
     notReady,
     rawRouters: [['/files', withWrappedUploadPuts(blob.router)]],
-    routers: [catalogRoutes(catalog, auth, now), jobRoutes(service, auth), uploadRoutes(uploadService, auth)],
+    routers: [
+      catalogRoutes(catalog, auth, now),
+      jobRoutes(service, auth, queue),
+      eventRoutes(service, hub, auth),
+      docsRoutes(),
+      uploadRoutes(uploadService, auth),
+    ],
   });
   const server = await listen(app, config.HOST, config.PORT, log);
   return {
@@ -173,6 +183,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     catalog: () => watcher.current,
     async stop() {
       stopProbe();
+      hub.closeAll(); // event streams would hold the server open until the grace period
       await server.close();
       // Unused credit goes back now rather than when the controller closes the leases.
       leases.retireAll();

@@ -61,6 +61,11 @@ export interface Operation {
   pathPatterns?: Record<string, string>;
   /** OpenAPI links of the 200 answer: operations a value of it feeds (stateful clients, fuzzers). */
   links?: Record<string, { operationId: string; parameters: Record<string, string> }>;
+  /** Media type of the 200 answer when it is not JSON (the event stream). */
+  contentType?: string;
+  /** Statuses answered with no body, and what they mean. */
+  empty?: Record<number, string>;
+  description?: string;
 }
 
 const AUTH = [401, 403];
@@ -118,6 +123,20 @@ const operations: Operation[] = [
     security: 'bearer',
     scope: 'check_status',
     responses: { 200: JobRecord },
+    errors: [400, ...AUTH, 404, 503],
+  },
+  {
+    method: 'get',
+    path: `/v1/jobs/${jobId}/events`,
+    operationId: 'streamJobEvents',
+    summary: "Follow a job's changes (Server-Sent Events)",
+    description:
+      'Scope: check_status. `text/event-stream`: an `event: job` whose data is the job record (as GET /v1/jobs/{jobId}) on every change, with an `id:` a client sends back as `Last-Event-ID` to resume without loss; a `: heartbeat` comment every 15 s; the stream ends after the terminal record (a finished job: one event). 204 when the Last-Event-ID already names the terminal record.',
+    security: 'bearer',
+    scope: 'check_status',
+    responses: { 200: z.string().describe('Server-Sent Events; each data line is a job record') },
+    contentType: 'text/event-stream',
+    empty: { 204: 'The client already holds the terminal record: nothing more will come' },
     errors: [400, ...AUTH, 404, 503],
   },
   {
@@ -306,10 +325,11 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
     for (const [status, schema] of Object.entries(op.responses)) {
       responses[status] = {
         description: 'OK',
-        content: { 'application/json': { schema: json(schema) } },
+        content: { [op.contentType ?? 'application/json']: { schema: json(schema) } },
         ...(status === '200' && op.links ? { links: op.links } : {}),
       };
     }
+    for (const [status, description] of Object.entries(op.empty ?? {})) responses[status] = { description };
     // Every authenticated call counts against its account's request rate (api/limits): 429.
     const limited = op.security === 'none' ? [] : [429];
     for (const status of new Set([...op.errors, ...limited])) {
@@ -336,7 +356,11 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
     paths[op.path]![op.method] = {
       operationId: op.operationId,
       summary: op.summary,
-      ...(op.scope ? { description: `Scope: ${op.scope}` } : {}),
+      ...(op.description
+        ? { description: op.description }
+        : op.scope
+          ? { description: `Scope: ${op.scope}` }
+          : {}),
       parameters: [...params, ...query],
       ...(op.body
         ? {

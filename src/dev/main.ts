@@ -69,6 +69,8 @@ export async function devMain(): Promise<void> {
   const stops: Array<() => Promise<void>> = [() => cp.stop(), async () => archive?.close()];
   const api = await startApi({ config, kube, log: log.child({ part: 'api' }), archive });
   stops.unshift(() => api.stop());
+  // The user commands (genjobs run, jobs, …) find the api here when GENJOBS_URL is unset.
+  await writeFile(join(dir, 'api-url'), `${api.url}\n`);
   const controller = await startController({
     config: {
       ...config,

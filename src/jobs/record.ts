@@ -15,6 +15,12 @@ export interface JobRecord {
   /** Not in the spec's table; every client wants to know what a job was. */
   model: string;
   costMicroCents: number;
+  /**
+   * Additions the api makes for a job still to finish (clients may ignore them): how many
+   * jobs wait ahead of a pending one for its variant's slots, and when it should complete.
+   */
+  queuePosition?: number;
+  estimatedCompletionTime?: string;
 }
 
 /** The phase of a job; a job the controller has not looked at yet is pending. */

@@ -402,13 +402,23 @@ describe('optional parts', () => {
     expect(objects.some((o) => o.kind === 'PersistentVolumeClaim')).toBe(false);
   });
 
-  it('ingress: the host with TLS routes only /v1 and /files, and becomes the public URL', async () => {
+  it('ingress: the host with TLS routes only /v1, /files and /docs, and becomes the public URL', async () => {
     const { objects } = await render(VARIANTS['ingress with TLS']!);
     const ingress = find(objects, 'Ingress', 'genjobs');
     expect(ingress.spec.ingressClassName).toBe('nginx');
     expect(ingress.spec.tls).toEqual([{ hosts: ['gen.example.com'], secretName: 'genjobs-tls' }]);
     expect(ingress.spec.rules[0].host).toBe('gen.example.com');
-    expect(ingress.spec.rules[0].http.paths.map((p: { path: string }) => p.path)).toEqual(['/v1', '/files']);
+    expect(ingress.spec.rules[0].http.paths.map((p: { path: string }) => p.path)).toEqual([
+      '/v1',
+      '/files',
+      '/docs',
+    ]);
+    // Event streams pass ingress-nginx unbuffered and outlive its 60 s read timeout.
+    expect(ingress.metadata.annotations).toMatchObject({
+      'cert-manager.io/cluster-issuer': 'letsencrypt',
+      'nginx.ingress.kubernetes.io/proxy-buffering': 'off',
+      'nginx.ingress.kubernetes.io/proxy-read-timeout': '3600',
+    });
     expect(envOf(find(objects, 'Deployment', 'genjobs-api')).GENJOBS_PUBLIC_URL).toBe(
       'https://gen.example.com',
     );

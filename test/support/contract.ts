@@ -30,6 +30,7 @@ function compiled(): Route[] {
     for (const [method, op] of Object.entries(ops)) {
       const responses = new Map<string, ValidateFunction>();
       for (const [status, r] of Object.entries(op.responses)) {
+        if (!r.content) continue; // a status without a body (204)
         const schema = Object.values(r.content)[0]?.schema as Record<string, unknown>;
         const ref =
           typeof schema.$ref === 'string' ? /^#\/components\/schemas\/(\w+)$/.exec(schema.$ref) : null;

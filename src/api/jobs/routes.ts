@@ -1,16 +1,16 @@
 import { Router } from 'express';
 import { AppError } from '../../errors.ts';
-import { jobRecord } from '../../jobs/record.ts';
 import type { Authenticator } from '../auth.ts';
 import { parseBody, requireJson } from '../body.ts';
 import { locals } from '../request.ts';
+import type { QueueView } from './queue.ts';
 import { EstimateRequest, JobListQuery, SubmitRequest } from './schemas.ts';
 import type { JobService } from './service.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** Spec 4.1 to 4.4 and the job list. Handlers hold no try/catch: errors go to problem.ts. */
-export function jobRoutes(service: JobService, auth: Authenticator): Router {
+export function jobRoutes(service: JobService, auth: Authenticator, queue: QueueView): Router {
   const r = Router();
 
   r.post('/v1/jobs/submit', auth.require('submit_job'), requireJson, async (req, res) => {
@@ -55,7 +55,7 @@ export function jobRoutes(service: JobService, auth: Authenticator): Router {
 
   r.get('/v1/jobs/:jobId', auth.require('check_status'), async (req, res) => {
     locals(res).route = '/v1/jobs/:jobId';
-    res.json(jobRecord(await service.get(locals(res).principal!, req.params.jobId as string)));
+    res.json(queue.record(await service.get(locals(res).principal!, req.params.jobId as string)));
   });
 
   r.post('/v1/jobs/:jobId/cancel', auth.require('submit_job'), async (req, res) => {

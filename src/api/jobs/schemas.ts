@@ -106,6 +106,20 @@ export const JobRecord = z.object({
   completedAt: z.iso.datetime().nullable(),
   model: z.string(),
   costMicroCents: z.number().int().nonnegative(),
+  queuePosition: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      'Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore',
+    ),
+  estimatedCompletionTime: z.iso
+    .datetime()
+    .optional()
+    .describe(
+      'Pending and processing jobs: when the job should complete, from observed run times. An addition clients may ignore',
+    ),
 });
 
 const estimateOf = (breakdown: Array<[string, number]>) => {

@@ -10,7 +10,6 @@ import {
 } from '../../catalog/index.ts';
 import { preparePartialInput } from '../../catalog/partial-input.ts';
 import { AppError } from '../../errors.ts';
-import { DurationEstimator } from '../../jobs/eta.ts';
 import { ACCOUNT_LABEL, LEASE_LABEL, labelValue, MODEL_LABEL } from '../../jobs/labels.ts';
 import { phaseOf } from '../../jobs/record.ts';
 import { ApiserverUnavailable, isAlreadyExists, isConflict, statusCode } from '../../k8s/errors.ts';
@@ -39,7 +38,8 @@ export interface JobServiceOptions {
   plans: Record<string, number>;
   /** Which webhook targets are allowed (the controller applies the same policy at delivery). */
   webhookPolicy?: TargetPolicy;
-  eta?: DurationEstimator;
+  /** Completion estimates; without it, the catalog's typical run time and the queue length. */
+  eta?: EtaSource;
   now?: () => number;
   onSubmitted?: (model: string, costMicroCents: number) => void;
   onCancelled?: (model: string, refundedMicroCents: number) => void;
@@ -56,6 +56,12 @@ export interface SubmitCommand {
   requestId: string;
 }
 
+/** What submit needs of the queue view (queue.ts): a job's completion estimate and run time. */
+export interface EtaSource {
+  queueFields(job: GenerationJob): { estimatedCompletionTime?: string };
+  runSeconds(model: string, typicalSeconds: number): number;
+}
+
 /** Idempotency keys hold for this long; after it the same key submits a new job. */
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 
@@ -66,13 +72,11 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
  */
 export class JobService {
   private readonly o: JobServiceOptions;
-  private readonly eta: DurationEstimator;
   private readonly gate: PlanGate;
   private readonly history: JobHistory;
 
   constructor(options: JobServiceOptions) {
     this.o = options;
-    this.eta = options.eta ?? new DurationEstimator();
     this.gate = new PlanGate(options.jobCache, () => this.now());
     this.history = new JobHistory(options.archive);
   }
@@ -201,7 +205,8 @@ export class JobService {
 
   /** The answer to a submit over the plan's concurrency. */
   private busy(active: number, plan: string, maxConcurrent: number, variant: Variant): AppError {
-    const runSeconds = this.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds);
+    const runSeconds =
+      this.o.eta?.runSeconds(variant.slug, variant.runtime.typicalSeconds) ?? variant.runtime.typicalSeconds;
     return new AppError(
       'CONCURRENT_JOBS_EXCEEDED',
       `plan ${plan} allows ${maxConcurrent} concurrent jobs and ${active} are running`,
@@ -227,22 +232,25 @@ export class JobService {
     job: GenerationJob,
     runtime: { typicalSeconds: number; maxConcurrency: number } | undefined,
   ) {
-    const model = job.spec.model;
-    const queued = this.o.jobCache.countByIndex('pendingModel', labelValue(model));
-    const eta = this.eta.completionTime(
-      model,
-      runtime?.typicalSeconds ?? 60,
-      queued,
-      runtime?.maxConcurrency ?? 1,
-      this.now(),
-    );
+    const eta = this.o.eta?.queueFields(job).estimatedCompletionTime ?? this.plainEta(job, runtime);
     return {
       jobId: job.metadata.name ?? '',
       requestId: job.spec.requestId ?? '',
       status: 'pending' as const,
-      estimatedCompletionTime: eta.toISOString(),
+      estimatedCompletionTime: eta,
       costMicroCents: job.spec.costMicroCents,
     };
+  }
+
+  /** Without a queue view: the queue ahead drained `maxConcurrency` at a time at the typical run time. */
+  private plainEta(
+    job: GenerationJob,
+    runtime: { typicalSeconds: number; maxConcurrency: number } | undefined,
+  ) {
+    const queued = this.o.jobCache.countByIndex('pendingModel', labelValue(job.spec.model));
+    const run = runtime?.typicalSeconds ?? 60;
+    const waves = runtime?.maxConcurrency ? Math.floor(queued / runtime.maxConcurrency) : 0;
+    return new Date(this.now() + (waves + 1) * run * 1000).toISOString();
   }
 
   /**
@@ -326,14 +334,6 @@ export class JobService {
     // in the second (it was upserted before the delete), never in neither.
     const live = this.o.jobCache.byIndex('account', account);
     return listPage(live, q, await this.history.page(account, q));
-  }
-
-  /** Feeds observed run times of finished jobs into the completion estimate. */
-  observe(job: GenerationJob): void {
-    const s = job.status;
-    if (s?.phase === 'completed' && s.startedAt && s.completedAt) {
-      this.eta.observe(job.spec.model, (Date.parse(s.completedAt) - Date.parse(s.startedAt)) / 1000);
-    }
   }
 }
 

@@ -1,0 +1,86 @@
+/**
+ * The docs page's script (served as /docs/console.js, so the page needs no inline script):
+ * renders the reference with Swagger UI against this origin, authorizes it with the pasted
+ * key, and runs the quick-submit console, which follows the job's event stream with fetch
+ * (EventSource cannot send an Authorization header).
+ */
+export const CONSOLE_SCRIPT = `'use strict';
+(async () => {
+  const $ = (id) => document.getElementById(id);
+  const spec = await (await fetch('/v1/openapi.json')).json();
+  spec.servers = [{ url: location.origin }];
+  const ui = SwaggerUIBundle({
+    spec,
+    dom_id: '#reference',
+    deepLinking: true,
+    docExpansion: 'list',
+    tryItOutEnabled: true,
+    persistAuthorization: false,
+  });
+  const authorize = () => {
+    const key = $('key').value.trim();
+    if (!key) return;
+    ui.preauthorizeApiKey('bearer', key);
+    ui.preauthorizeApiKey('apiKeyHeader', key);
+  };
+  $('key').addEventListener('change', authorize);
+
+  const models = await (await fetch('/v1/catalog/models')).json();
+  for (const m of models) $('model').add(new Option(m.slug, m.slug));
+
+  const log = (line) => {
+    $('events').textContent += line + '\\n';
+    $('events').scrollTop = $('events').scrollHeight;
+  };
+  const headers = () => ({ authorization: 'Bearer ' + $('key').value.trim() });
+
+  async function follow(jobId) {
+    const res = await fetch('/v1/jobs/' + encodeURIComponent(jobId) + '/events', { headers: headers() });
+    if (!res.ok) return log('events: HTTP ' + res.status + ' ' + (await res.text()));
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf('\\n\\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = block.split('\\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\\n');
+        if (!data) continue;
+        const job = JSON.parse(data);
+        const extra = [
+          job.queuePosition !== undefined ? 'queue ' + job.queuePosition : '',
+          job.estimatedCompletionTime ? 'ETA ' + job.estimatedCompletionTime : '',
+          job.output ? 'output ' + job.output : '',
+          job.error ? job.error.code + ': ' + job.error.message : '',
+        ].filter(Boolean).join('  ');
+        log(new Date().toLocaleTimeString() + '  ' + job.status + '  ' + extra);
+      }
+    }
+    log('stream ended');
+  }
+
+  $('submit').addEventListener('click', async () => {
+    authorize();
+    $('events').textContent = '';
+    let input;
+    try {
+      input = JSON.parse($('input').value);
+    } catch {
+      return log('the input is not valid JSON');
+    }
+    const res = await fetch('/v1/jobs/submit', {
+      method: 'POST',
+      headers: { ...headers(), 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      body: JSON.stringify({ model: $('model').value, input }),
+    });
+    const body = await res.json();
+    if (!res.ok) return log('submit: ' + res.status + ' ' + body.code + ': ' + body.detail);
+    $('job-id').textContent = body.jobId;
+    log('submitted ' + body.jobId + ', ' + body.costMicroCents + ' micro-cents');
+    await follow(body.jobId);
+  });
+})();
+`;

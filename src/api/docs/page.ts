@@ -1,0 +1,63 @@
+/** The HTML of GET /docs. Static: the key never reaches the server except as a request's credential. */
+export function docsPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>genjobs API</title>
+<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<style>
+  body { margin: 0; font-family: system-ui, sans-serif; color: #1f2933; }
+  header, section.guide { max-width: 1400px; margin: 0 auto; padding: 0 20px; }
+  header h1 { margin: 24px 0 4px; }
+  pre, code { font-family: ui-monospace, monospace; font-size: 13px; }
+  pre { background: #f4f5f7; padding: 10px 12px; overflow-x: auto; border-radius: 4px; }
+  .console { border: 1px solid #d9dde3; border-radius: 6px; padding: 12px 16px; margin: 16px 0; }
+  .console label { display: block; margin: 8px 0 4px; font-weight: 600; }
+  .console input, .console select { width: 100%; max-width: 640px; padding: 6px; font-size: 14px; box-sizing: border-box; }
+  .console button { margin-top: 10px; padding: 6px 14px; font-size: 14px; }
+  #events { min-height: 3em; max-height: 300px; overflow-y: auto; }
+</style>
+</head>
+<body>
+<header>
+  <h1>genjobs API</h1>
+  <p>Asynchronous image and video generation jobs. The reference below is rendered from
+  <a href="/v1/openapi.json">/v1/openapi.json</a>.</p>
+</header>
+<section class="guide">
+  <h2>Quick start</h2>
+  <p>Every job request carries an API key: <code>Authorization: Bearer gjk_…</code>
+  (<code>x-api-key</code> on <code>/v1/models</code>). Submit a job, then follow it:</p>
+<pre>curl -s -X POST $GENJOBS_URL/v1/jobs/submit -H "authorization: Bearer $GENJOBS_API_KEY" \\
+  -H 'content-type: application/json' \\
+  -d '{"model":"genjobs/reference-image/text-to-image","input":{"prompt":"a lighthouse"}}'
+curl -N $GENJOBS_URL/v1/jobs/JOB_ID/events -H "authorization: Bearer $GENJOBS_API_KEY"</pre>
+  <p>Or with the command line (<code>npx genjobs run MODEL --input key=value --download .</code>) or the
+  TypeScript client:</p>
+<pre>import { createClient } from 'genjobs/client';
+const genjobs = createClient({ baseUrl: process.env.GENJOBS_URL, apiKey: process.env.GENJOBS_API_KEY });
+const job = await genjobs.jobs.run('genjobs/reference-image/text-to-image', { prompt: 'a lighthouse' });</pre>
+  <div class="console">
+    <h2>Console</h2>
+    <label for="key">API key (kept in this page only; it also authorizes "Try it out" below)</label>
+    <input id="key" type="password" autocomplete="off" placeholder="gjk_…">
+    <label for="model">Model</label>
+    <select id="model"></select>
+    <label for="input">Input (JSON)</label>
+    <input id="input" value='{"prompt":"a lighthouse at dusk"}'>
+    <button id="submit" type="button">Submit and follow</button>
+    <p>Job: <code id="job-id">none yet</code></p>
+    <pre id="events"></pre>
+  </div>
+  <h2>Reference</h2>
+</section>
+<div id="reference"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/console.js"></script>
+</body>
+</html>
+`;
+}

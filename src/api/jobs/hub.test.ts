@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { jobRecord } from '../../jobs/record.ts';
+import type { Listener } from '../../k8s/informer.ts';
+import type { GenerationJob, JobPhase } from '../../k8s/types.ts';
+import { type Stream, StreamHub } from './hub.ts';
+
+const MODEL = 'genjobs/reference-image/text-to-image';
+
+function aJob(name: string, phase: JobPhase, rv: string): GenerationJob {
+  return {
+    metadata: { name, resourceVersion: rv, creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { account: 'a', model: MODEL, version: 'v1.0', input: {}, costMicroCents: 1 },
+    status: { phase },
+  } as GenerationJob;
+}
+
+/** A cache standing in for the informer: holds jobs and tells the hub of changes. */
+function fakeCache() {
+  const jobs = new Map<string, GenerationJob>();
+  const listeners: Listener<GenerationJob>[] = [];
+  return {
+    on: (l: Listener<GenerationJob>) => listeners.push(l),
+    get: (n: string) => jobs.get(n),
+    set(job: GenerationJob) {
+      jobs.set(job.metadata.name ?? '', job);
+      for (const l of listeners) l('update', job);
+    },
+  };
+}
+
+function aStream(jobId: string, lastId?: string) {
+  const chunks: string[] = [];
+  const s: Stream & { chunks: string[]; ended: boolean } = {
+    jobId,
+    model: MODEL,
+    lastId,
+    chunks,
+    ended: false,
+    write: (c) => chunks.push(c),
+    end: () => {
+      s.ended = true;
+    },
+  };
+  return s;
+}
+
+function setup() {
+  const cache = fakeCache();
+  const timers: Array<{ fn: () => void; cleared: boolean }> = [];
+  const hub = new StreamHub({
+    jobs: cache,
+    record: (j) => ({ ...jobRecord(j), ...(j.status?.phase === 'pending' ? { queuePosition: 0 } : {}) }),
+    setInterval: (fn) => {
+      const t = { fn, cleared: false };
+      timers.push(t);
+      return t;
+    },
+    clearInterval: (t) => {
+      (t as { cleared: boolean }).cleared = true;
+    },
+  });
+  return { cache, hub, timers };
+}
+
+describe('StreamHub', () => {
+  it('sends the record on every change and ends after the terminal one', () => {
+    const { cache, hub } = setup();
+    cache.set(aJob('j1', 'pending', '1'));
+    const s = aStream('j1');
+    expect(hub.open(s, aJob('j1', 'pending', '1'))).toBe(true);
+    cache.set(aJob('j1', 'processing', '2'));
+    cache.set(aJob('j1', 'completed', '3'));
+    expect(s.chunks.map((c) => /^id: (.*)$/m.exec(c)?.[1])).toEqual(['1.0', '2', '3']);
+    expect(s.chunks[2]).toContain('"status":"completed"');
+    expect(s.ended).toBe(true);
+    expect(hub.size).toBe(0);
+  });
+
+  it('a finished job: one event, then the end', () => {
+    const { hub } = setup();
+    const s = aStream('j1');
+    expect(hub.open(s, aJob('j1', 'failed', '5'))).toBe(false);
+    expect(s.chunks).toHaveLength(1);
+    expect(s.ended).toBe(true);
+  });
+
+  it('a resumed stream gets nothing it already has', () => {
+    const { cache, hub } = setup();
+    cache.set(aJob('j1', 'processing', '7'));
+    const s = aStream('j1', '7');
+    hub.open(s, aJob('j1', 'processing', '7'));
+    expect(s.chunks).toEqual([]);
+    const done = aStream('j2', '9');
+    expect(hub.open(done, aJob('j2', 'completed', '9'))).toBe(false);
+    expect(done.chunks).toEqual([]);
+  });
+
+  it('one heartbeat timer for every stream, stopped when the last one closes', () => {
+    const { cache, hub, timers } = setup();
+    const streams = ['a', 'b', 'c'].map((n) => {
+      cache.set(aJob(n, 'processing', '1'));
+      const s = aStream(n);
+      hub.open(s, aJob(n, 'processing', '1'));
+      return s;
+    });
+    expect(timers).toHaveLength(1);
+    timers[0]!.fn();
+    for (const s of streams) expect(s.chunks.at(-1)).toBe(': heartbeat\n\n');
+    for (const s of streams) hub.close(s);
+    expect(timers[0]!.cleared).toBe(true);
+  });
+
+  it('a change to another job of the variant reaches a waiting stream only when its record moved', () => {
+    const { cache, hub } = setup();
+    cache.set(aJob('j1', 'pending', '1'));
+    const s = aStream('j1');
+    hub.open(s, aJob('j1', 'pending', '1'));
+    cache.set(aJob('other', 'processing', '2'));
+    expect(s.chunks).toHaveLength(1);
+  });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { Catalog } from '../../catalog/index.ts';
+import type { Listener } from '../../k8s/informer.ts';
+import type { GenerationJob, GenerationJobStatus } from '../../k8s/types.ts';
+import { QueueView } from './queue.ts';
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const VIDEO = 'genjobs/reference-video/text-to-video';
+
+/** A job cache with indexes, standing in for the informer. */
+function fakeCache() {
+  const jobs = new Map<string, GenerationJob>();
+  const indexes = new Map<string, (j: GenerationJob) => string[]>();
+  const listeners: Listener<GenerationJob>[] = [];
+  return {
+    addIndex: (name: string, f: (j: GenerationJob) => string[]) => void indexes.set(name, f),
+    byIndex: (name: string, value: string) =>
+      [...jobs.values()].filter((j) => indexes.get(name)!(j).includes(value)),
+    on: (l: Listener<GenerationJob>) => void listeners.push(l),
+    set(job: GenerationJob) {
+      jobs.set(job.metadata.name ?? '', job);
+      for (const l of listeners) l('update', job);
+    },
+  };
+}
+
+function aJob(name: string, createdS: number, status: GenerationJobStatus = {}, duration = 8): GenerationJob {
+  return {
+    metadata: { name, creationTimestamp: new Date(T0 + createdS * 1000).toISOString() },
+    spec: { account: 'a', model: VIDEO, version: 'v1.0', input: { duration }, costMicroCents: 1 },
+    status,
+  } as unknown as GenerationJob;
+}
+
+const catalog = (maxConcurrency: number) => () =>
+  ({
+    variantsBySlug: new Map([
+      [
+        VIDEO,
+        { runtime: { typicalSeconds: 240, maxConcurrency }, pricing: { perSecond: { field: 'duration' } } },
+      ],
+    ]),
+  }) as unknown as Catalog;
+
+describe('QueueView', () => {
+  it('numbers waiting jobs oldest first and plays the slots forward at the typical time', () => {
+    const cache = fakeCache();
+    const now = T0 + 100_000;
+    const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => now });
+    cache.set(
+      aJob('running', 0, {
+        phase: 'processing',
+        attempts: 1,
+        startedAt: new Date(T0 + 40_000).toISOString(),
+      }),
+    );
+    cache.set(aJob('second', 20));
+    cache.set(aJob('first', 10));
+    const first = q.record(aJob('first', 10));
+    const second = q.record(aJob('second', 20));
+    expect([first.queuePosition, second.queuePosition]).toEqual([0, 1]);
+    // running: 240 s from T0+40 s → ends T0+280 s; first ends 240 s later, second 240 s after that.
+    expect(first.estimatedCompletionTime).toBe(new Date(T0 + 520_000).toISOString());
+    expect(second.estimatedCompletionTime).toBe(new Date(T0 + 760_000).toISOString());
+    const running = q.record(
+      aJob('running', 0, {
+        phase: 'processing',
+        attempts: 1,
+        startedAt: new Date(T0 + 40_000).toISOString(),
+      }),
+    );
+    expect(running.queuePosition).toBeUndefined();
+    expect(running.estimatedCompletionTime).toBe(new Date(T0 + 280_000).toISOString());
+  });
+
+  it('learns run times per unit of work from completions, after five of them', () => {
+    const cache = fakeCache();
+    const q = new QueueView({ jobs: cache, catalog: catalog(2), now: () => T0 + 1_000_000 });
+    for (let i = 0; i < 5; i++) {
+      cache.set(
+        aJob(
+          `done${i}`,
+          i,
+          {
+            phase: 'completed',
+            startedAt: new Date(T0).toISOString(),
+            completedAt: new Date(T0 + 16_000).toISOString(),
+          },
+          8,
+        ),
+      );
+    }
+    expect(q.runTimes.count(VIDEO)).toBe(5);
+    // 2 s per second of video: a 4 s clip with a free slot takes 8 s.
+    const fresh = q.record(aJob('new', 999, {}, 4));
+    expect(fresh.estimatedCompletionTime).toBe(new Date(T0 + 1_008_000).toISOString());
+  });
+
+  it('a job not yet in the cache queues behind every waiting one', () => {
+    const cache = fakeCache();
+    const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => T0 });
+    cache.set(aJob('waiting', 0));
+    expect(q.queueFields(aJob('unseen', 5)).queuePosition).toBe(1);
+  });
+
+  it('finished jobs carry no queue fields', () => {
+    const q = new QueueView({ jobs: fakeCache(), catalog: catalog(1), now: () => T0 });
+    expect(q.queueFields(aJob('x', 0, { phase: 'failed' }))).toEqual({});
+  });
+});

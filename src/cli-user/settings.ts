@@ -1,0 +1,31 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where the user commands find the service and the key. */
+export interface Settings {
+  url: string;
+  apiKey: string | undefined;
+  /** Where each came from, for messages. */
+  source: 'environment' | 'dev mode' | 'default';
+}
+
+/**
+ * GENJOBS_URL and GENJOBS_API_KEY; each one unset falls back to what `genjobs dev` wrote
+ * in its directory ($GENJOBS_DEV_DIR, default ~/.genjobs/dev: `api-url` and `api-key`),
+ * so after `npm run dev` the commands work with no setup; else http://127.0.0.1:8080.
+ */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const dir = env.GENJOBS_DEV_DIR ?? join(homedir(), '.genjobs', 'dev');
+  const devFile = (name: string) => {
+    const path = join(dir, name);
+    return existsSync(path) ? readFileSync(path, 'utf8').trim() || undefined : undefined;
+  };
+  const url = env.GENJOBS_URL || devFile('api-url');
+  const apiKey = env.GENJOBS_API_KEY || devFile('api-key');
+  return {
+    url: url ?? 'http://127.0.0.1:8080',
+    apiKey,
+    source: env.GENJOBS_URL ? 'environment' : url ? 'dev mode' : 'default',
+  };
+}

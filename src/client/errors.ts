@@ -1,0 +1,74 @@
+/** The problem+json body the service answers errors with (RFC 9457 and its extension members). */
+export interface ProblemBody {
+  type?: string;
+  title?: string;
+  status?: number;
+  detail?: string;
+  code?: string;
+  requestId?: string;
+  retryable?: boolean;
+  errors?: Array<{ pointer: string; message: string }>;
+}
+
+/**
+ * Every error the client throws for an answer it could not use: an error answer of the
+ * service (its status, stable `code`, `requestId` and whether a retry may succeed), or no
+ * answer at all (status 0, code `NETWORK_ERROR`).
+ */
+export class GenjobsError extends Error {
+  readonly status: number;
+  /** The service's error code, e.g. `INSUFFICIENT_BALANCE`, `JOB_NOT_FOUND`. */
+  readonly code: string;
+  /** Quote it when asking for help: every log line of the request carries it. */
+  readonly requestId: string | undefined;
+  /** Whether the same request may succeed later (429, 503, network errors). */
+  readonly retryable: boolean;
+  /** Field problems of a 4xx, as JSON pointers into the request body. */
+  readonly errors: Array<{ pointer: string; message: string }>;
+  /** Seconds the service asked to wait before retrying (Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    message: string,
+    o: {
+      status: number;
+      code: string;
+      requestId?: string;
+      retryable: boolean;
+      errors?: Array<{ pointer: string; message: string }>;
+      retryAfterSeconds?: number;
+      cause?: unknown;
+    },
+  ) {
+    super(message, { cause: o.cause });
+    this.name = 'GenjobsError';
+    this.status = o.status;
+    this.code = o.code;
+    this.requestId = o.requestId;
+    this.retryable = o.retryable;
+    this.errors = o.errors ?? [];
+    this.retryAfterSeconds = o.retryAfterSeconds;
+  }
+
+  /** The error for an answer that is not 2xx. */
+  static async fromResponse(res: Response): Promise<GenjobsError> {
+    const text = await res.text().catch(() => '');
+    let body: ProblemBody = {};
+    try {
+      body = text ? (JSON.parse(text) as ProblemBody) : {};
+    } catch {
+      // Not problem+json (a proxy's page): the status says what there is to say.
+    }
+    const retryAfter = Number(res.headers.get('retry-after'));
+    return new GenjobsError(body.detail ?? (text.slice(0, 200) || `HTTP ${res.status}`), {
+      status: res.status,
+      code: body.code ?? `HTTP_${res.status}`,
+      requestId: body.requestId ?? res.headers.get('x-request-id') ?? undefined,
+      retryable:
+        body.retryable ??
+        (res.status === 429 || res.status === 502 || res.status === 503 || res.status === 504),
+      errors: body.errors,
+      retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+    });
+  }
+}

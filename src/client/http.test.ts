@@ -1,0 +1,108 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GenjobsError } from './errors.ts';
+import { Http } from './http.ts';
+
+/** A real local server answering from a script, one entry per request. */
+async function scripted(answers: Array<(res: ServerResponse) => void>) {
+  const seen: IncomingMessage[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req);
+    (answers.shift() ?? ((r) => r.writeHead(500).end()))(res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  servers.push(server);
+  return { url, seen };
+}
+const servers: Array<ReturnType<typeof createServer>> = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) s.close();
+});
+
+const problem =
+  (status: number, code: string, retryable: boolean, headers: Record<string, string> = {}) =>
+  (res: ServerResponse) =>
+    res
+      .writeHead(status, { 'content-type': 'application/problem+json', 'x-request-id': 'req-1', ...headers })
+      .end(JSON.stringify({ status, code, retryable, requestId: 'req-1', detail: `${code} happened` }));
+
+describe('Http', () => {
+  it('retries 429 and 503 with the same Idempotency-Key, waiting what Retry-After says', async () => {
+    const { url, seen } = await scripted([
+      problem(429, 'CONCURRENT_JOBS_EXCEEDED', true, { 'retry-after': '3' }),
+      problem(503, 'PUBSUB_PUBLISH_FAILED', true),
+      (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jobId":"j1"}'),
+    ]);
+    const waits: number[] = [];
+    const http = new Http({ baseUrl: url, apiKey: 'gjk_x', sleep: async (ms) => void waits.push(ms) });
+    const body = await http.json<{ jobId: string }>({
+      method: 'POST',
+      path: '/v1/jobs/submit',
+      credential: 'bearer',
+      body: {},
+      headers: { 'idempotency-key': 'k1' },
+      idempotent: true,
+    });
+    expect(body.jobId).toBe('j1');
+    expect(seen.map((r) => r.headers['idempotency-key'])).toEqual(['k1', 'k1', 'k1']);
+    expect(seen[0]!.headers.authorization).toBe('Bearer gjk_x');
+    expect(waits[0]).toBe(3000);
+  });
+
+  it('throws one typed error with status, code, requestId and retryable', async () => {
+    const { url } = await scripted([problem(402, 'INSUFFICIENT_BALANCE', false)]);
+    const err = await new Http({ baseUrl: url })
+      .json({ method: 'GET', path: '/v1/jobs/x', credential: 'bearer' })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(GenjobsError);
+    expect(err).toMatchObject({
+      status: 402,
+      code: 'INSUFFICIENT_BALANCE',
+      requestId: 'req-1',
+      retryable: false,
+    });
+  });
+
+  it('gives up after maxRetries', async () => {
+    const { url, seen } = await scripted([0, 1, 2].map(() => problem(503, 'UNAVAILABLE', true)));
+    const http = new Http({ baseUrl: url, maxRetries: 2, sleep: async () => {} });
+    await expect(http.json({ method: 'GET', path: '/x', credential: 'none' })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
+    expect(seen).toHaveLength(3);
+  });
+
+  it('never repeats a non-idempotent request that got no answer', async () => {
+    let calls = 0;
+    const http = new Http({
+      baseUrl: 'http://127.0.0.1:9',
+      fetch: async () => {
+        calls++;
+        throw new TypeError('fetch failed');
+      },
+      sleep: async () => {},
+    });
+    await expect(
+      http.json({ method: 'POST', path: '/v1/jobs/x/cancel', credential: 'bearer' }),
+    ).rejects.toMatchObject({
+      status: 0,
+      code: 'NETWORK_ERROR',
+    });
+    expect(calls).toBe(1);
+  });
+
+  it('sends the key as x-api-key where the spec wants it', async () => {
+    const { url, seen } = await scripted([
+      (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    ]);
+    await new Http({ baseUrl: url, apiKey: 'gjk_y' }).json({
+      method: 'GET',
+      path: '/v1/models',
+      credential: 'x-api-key',
+    });
+    expect(seen[0]!.headers['x-api-key']).toBe('gjk_y');
+    expect(seen[0]!.headers.authorization).toBeUndefined();
+  });
+});

@@ -1,0 +1,215 @@
+import { GenjobsError } from './errors.ts';
+import { type Http, sleep } from './http.ts';
+import { readEvents } from './sse.ts';
+import {
+  type CancelResult,
+  type Estimate,
+  type EstimateRequest,
+  isFinished,
+  type Job,
+  type JobList,
+  type JobListQuery,
+  type SubmitRequest,
+  type SubmitResult,
+} from './types.ts';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface WaitOptions extends CallOptions {
+  /** Called with each new record of the job (status, queue position, ETA). */
+  onUpdate?: (job: Job) => void;
+  /** Follow the event stream (default), or only poll. */
+  stream?: boolean;
+  /** With no first event within this many ms, streams are taken as blocked (a buffering proxy). */
+  firstEventTimeoutMs?: number;
+}
+
+export interface RunOptions extends WaitOptions {
+  version?: string;
+  webhookUrl?: string;
+  /** Default: a new random key, so retries of this submit never make a second job. */
+  idempotencyKey?: string;
+}
+
+/** The error statuses on which polling cannot do better than the stream did. */
+const FINAL_STATUSES = new Set([401, 403]);
+
+/** The job endpoints, and `run`/`wait`, which follow a job to its end. */
+export class Jobs {
+  private readonly http: Http;
+
+  constructor(http: Http) {
+    this.http = http;
+  }
+
+  /** POST /v1/jobs/submit. With an idempotency key, a retried submit answers the same job. */
+  submit(req: SubmitRequest, o: CallOptions & { idempotencyKey?: string } = {}): Promise<SubmitResult> {
+    const key = o.idempotencyKey;
+    return this.http.json({
+      method: 'POST',
+      path: '/v1/jobs/submit',
+      credential: 'bearer',
+      body: req,
+      headers: key ? { 'idempotency-key': key } : {},
+      idempotent: key !== undefined,
+      signal: o.signal,
+    });
+  }
+
+  estimate(req: EstimateRequest, o: CallOptions = {}): Promise<Estimate> {
+    return this.http.json({
+      method: 'POST',
+      path: '/v1/jobs/estimate',
+      credential: 'bearer',
+      body: req,
+      idempotent: true,
+      signal: o.signal,
+    });
+  }
+
+  get(jobId: string, o: CallOptions = {}): Promise<Job> {
+    return this.http.json({
+      method: 'GET',
+      path: jobPath(jobId),
+      credential: 'bearer',
+      idempotent: true,
+      signal: o.signal,
+    });
+  }
+
+  list(query: Partial<JobListQuery> = {}, o: CallOptions = {}): Promise<JobList> {
+    return this.http.json({
+      method: 'GET',
+      path: '/v1/jobs',
+      credential: 'bearer',
+      query,
+      idempotent: true,
+      signal: o.signal,
+    });
+  }
+
+  cancel(jobId: string, o: CallOptions = {}): Promise<CancelResult> {
+    return this.http.json({
+      method: 'POST',
+      path: `${jobPath(jobId)}/cancel`,
+      credential: 'bearer',
+      signal: o.signal,
+    });
+  }
+
+  /**
+   * The job's records as they change (GET /v1/jobs/{jobId}/events), ending with the
+   * terminal one. A dropped stream is resumed with Last-Event-ID, so no change is lost.
+   */
+  async *events(jobId: string, o: CallOptions & { lastEventId?: string } = {}): AsyncGenerator<Job> {
+    let lastId = o.lastEventId;
+    let failures = 0;
+    for (;;) {
+      const res = await this.http.send({
+        method: 'GET',
+        path: `${jobPath(jobId)}/events`,
+        credential: 'bearer',
+        headers: { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
+        idempotent: true,
+        signal: o.signal,
+      });
+      if (res.status === 204) return; // the terminal record was the last one we had
+      if (!/^text\/event-stream/.test(res.headers.get('content-type') ?? '') || !res.body) {
+        await res.body?.cancel();
+        throw new GenjobsError('the answer is not an event stream (a proxy in the way?)', {
+          status: res.status,
+          code: 'STREAM_UNAVAILABLE',
+          retryable: false,
+        });
+      }
+      try {
+        for await (const e of readEvents(res.body)) {
+          if (e.event !== 'job') continue;
+          lastId = e.id ?? lastId;
+          failures = 0;
+          const job = JSON.parse(e.data) as Job;
+          yield job;
+          if (isFinished(job)) return;
+        }
+      } catch (err) {
+        if (o.signal?.aborted) throw o.signal.reason;
+        if (++failures > 5) throw err;
+      }
+      // The stream ended early (a restart, a proxy's timeout): resume where it was.
+      await sleep(Math.min(500 * 2 ** failures, 10_000), o.signal);
+    }
+  }
+
+  /**
+   * Waits for the job to finish and answers its final record (completed, failed or
+   * cancelled: check `status`). Follows the event stream; when streams do not get
+   * through, polls with a growing interval instead.
+   */
+  async wait(jobId: string, o: WaitOptions = {}): Promise<Job> {
+    let last = '';
+    const update = (job: Job) => {
+      const text = JSON.stringify(job);
+      if (text !== last) o.onUpdate?.(job);
+      last = text;
+    };
+    if (o.stream !== false) {
+      const done = await this.follow(jobId, o, update);
+      if (done) return done;
+    }
+    for (let delay = 1_000; ; delay = Math.min(delay * 1.5, 10_000)) {
+      const job = await this.get(jobId, o);
+      update(job);
+      if (isFinished(job)) return job;
+      await sleep(delay, o.signal);
+    }
+  }
+
+  /** Follows the stream; undefined when streams are blocked and polling should take over. */
+  private async follow(jobId: string, o: WaitOptions, update: (job: Job) => void): Promise<Job | undefined> {
+    const local = new AbortController();
+    const onAbort = () => local.abort(o.signal?.reason);
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    let seen = false;
+    const timer = setTimeout(() => {
+      if (!seen) local.abort(new Error('no first event'));
+    }, o.firstEventTimeoutMs ?? 10_000);
+    try {
+      for await (const job of this.events(jobId, { signal: local.signal })) {
+        seen = true;
+        update(job);
+        if (isFinished(job)) return job;
+      }
+      return undefined;
+    } catch (err) {
+      if (o.signal?.aborted) throw o.signal.reason;
+      if (err instanceof GenjobsError && (FINAL_STATUSES.has(err.status) || err.code === 'JOB_NOT_FOUND'))
+        throw err;
+      return undefined; // blocked or broken: poll
+    } finally {
+      clearTimeout(timer);
+      o.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Submits a job and waits for it: `run(model, input)` answers the finished job. The
+   * submit carries an Idempotency-Key, so the retries of a lost answer never make a second
+   * job. Aborting the signal stops the waiting; the job itself goes on (cancel it to stop it).
+   */
+  async run(model: string, input: Record<string, unknown>, o: RunOptions = {}): Promise<Job> {
+    const submitted = await this.submit(
+      {
+        model,
+        input,
+        ...(o.version ? { version: o.version } : {}),
+        ...(o.webhookUrl ? { webhookUrl: o.webhookUrl } : {}),
+      },
+      { idempotencyKey: o.idempotencyKey ?? crypto.randomUUID(), signal: o.signal },
+    );
+    return this.wait(submitted.jobId, o);
+  }
+}
+
+const jobPath = (jobId: string) => `/v1/jobs/${encodeURIComponent(jobId)}`;

@@ -1,0 +1,1944 @@
+/**
+ * Request and response types of the genjobs HTTP API, generated from the OpenAPI document
+ * by `npm run client:types` (openapi-typescript). Do not edit by hand.
+ */
+export interface paths {
+    "/v1/jobs/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a generation job
+         * @description Scope: submit_job
+         */
+        post: operations["submitJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate the cost of a job
+         * @description Scope: check_status
+         */
+        post: operations["estimateJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's jobs, newest first
+         * @description Scope: check_status
+         */
+        get: operations["listJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a job
+         * @description Scope: check_status
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{jobId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a job's changes (Server-Sent Events)
+         * @description Scope: check_status. `text/event-stream`: an `event: job` whose data is the job record (as GET /v1/jobs/{jobId}) on every change, with an `id:` a client sends back as `Last-Event-ID` to resume without loss; a `: heartbeat` comment every 15 s; the stream ends after the terminal record (a finished job: one event). 204 when the Last-Event-ID already names the terminal record.
+         */
+        get: operations["streamJobEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{jobId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending job (refunded)
+         * @description Scope: submit_job
+         */
+        post: operations["cancelJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalog/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List catalog models (personalized with a Bearer token) */
+        get: operations["listCatalogModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalog/models/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a catalog model: provider/model (default capability) or provider/model/capability */
+        get: operations["getCatalogModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalog/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List providers with at least one model */
+        get: operations["listCatalogProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalog/providers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a provider and its models */
+        get: operations["getCatalogProvider"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalog/capability-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List capability groups */
+        get: operations["listCapabilityGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalog/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List categories */
+        get: operations["listCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models the key may use (cached 5 minutes)
+         * @description Scope: list_models
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{providerId}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a provider's models the key may use
+         * @description Scope: list_models
+         */
+        get: operations["listProviderModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/uploads/presign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Presign an upload: PUT the file to uploadUrl within 15 minutes; it is deleted 60 minutes after creation
+         * @description Scope: submit_job
+         */
+        post: operations["presignUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/uploads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an upload of the account */
+        get: operations["getUpload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Problem: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            code: string;
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem400: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "INVALID_CONTENT_TYPE" | "MALFORMED_REQUEST";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem401: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "UNAUTHENTICATED" | "INVALID_API_KEY";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem402: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "INSUFFICIENT_BALANCE";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem403: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "MODEL_ACCESS_DENIED" | "UNAUTHORIZED_ACCESS" | "INSUFFICIENT_SCOPE" | "SIGNATURE_INVALID";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem404: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "MODEL_NOT_FOUND" | "JOB_NOT_FOUND" | "NOT_FOUND" | "VERSION_NOT_FOUND";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem405: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "METHOD_NOT_ALLOWED";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem409: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "JOB_CANNOT_BE_CANCELLED" | "IDEMPOTENCY_KEY_REUSED";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem413: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "PAYLOAD_TOO_LARGE";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem415: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "UNSUPPORTED_MEDIA_TYPE";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem422: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "INVALID_INPUT";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem429: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "CONCURRENT_JOBS_EXCEEDED" | "RATE_LIMITED";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+        Problem503: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "PUBSUB_PUBLISH_FAILED" | "UNAVAILABLE";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
+    };
+    responses: {
+        /** @description The path exists but not with this method; Allow lists the ones it has */
+        MethodNotAllowed: {
+            headers: {
+                Allow?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem405"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    submitJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Model slug <provider_id>/<model_name>/<capability> (or the two-part form) */
+                    model: string;
+                    version?: string | null;
+                    /** @description Model-specific input; see the model's inputSchema */
+                    input: {
+                        [key: string]: unknown;
+                    };
+                    /** @description https:// address notified when the job completes or fails; null is the same as absent */
+                    webhookUrl?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobId: string;
+                        requestId: string;
+                        /** @constant */
+                        status: "pending";
+                        /** Format: date-time */
+                        estimatedCompletionTime: string;
+                        costMicroCents: number;
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem402"];
+                };
+            };
+            /** @description Problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem403"];
+                };
+            };
+            /** @description Problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem404"];
+                };
+            };
+            /** @description Problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem409"];
+                };
+            };
+            /** @description Problem */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem413"];
+                };
+            };
+            /** @description Problem */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem415"];
+                };
+            };
+            /** @description Problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem422"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+        };
+    };
+    estimateJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Model slug <provider_id>/<model_name>/<capability> (or the two-part form) */
+                    model: string;
+                    version?: string | null;
+                    /** @description Model-specific input, possibly partial (no prompt yet): missing fields are priced at their defaults; null is the same as absent */
+                    input?: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        baseCostMicroCents: number;
+                        estimatedCostMicroCents: number;
+                        breakdown: {
+                            component: string;
+                            costMicroCents: number;
+                        }[];
+                        hasDiscount: boolean;
+                        discounted?: {
+                            type: string;
+                            percentage: number;
+                            savedMicroCents: number;
+                        };
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem403"];
+                };
+            };
+            /** @description Problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem404"];
+                };
+            };
+            /** @description Problem */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem413"];
+                };
+            };
+            /** @description Problem */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem415"];
+                };
+            };
+            /** @description Problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem422"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                status?: "pending" | "processing" | "completed" | "failed" | "cancelled";
+                model?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobs: {
+                            jobId: string;
+                            /** @enum {string} */
+                            status: "pending" | "processing" | "completed" | "failed" | "cancelled";
+                            progress: number;
+                            output: string | null;
+                            outputs: {
+                                url: string;
+                                /** @enum {string} */
+                                type: "video" | "image" | "audio" | "text";
+                                thumbnail?: string;
+                                posterImage?: string;
+                            }[] | null;
+                            error: {
+                                /**
+                                 * @description GENERATION_FAILED: the model failed; the others: see the README
+                                 * @enum {string}
+                                 */
+                                code: "GENERATION_FAILED" | "UPSTREAM_ERROR" | "TIMEOUT" | "OUTPUT_STORE_FAILED" | "INVALID_JOB" | "INVALID_OUTPUT" | "INTERNAL" | "MODEL_UNAVAILABLE" | "QUEUE_TIMEOUT" | "OUT_OF_MEMORY" | "UNSCHEDULABLE" | "POD_START_TIMEOUT" | "INFRASTRUCTURE_LOST";
+                                message: string;
+                                /** @description whether submitting the same job again may succeed */
+                                retryable: boolean;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            completedAt: string | null;
+                            model: string;
+                            costMicroCents: number;
+                            /** @description Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore */
+                            queuePosition?: number;
+                            /**
+                             * Format: date-time
+                             * @description Pending and processing jobs: when the job should complete, from observed run times. An addition clients may ignore
+                             */
+                            estimatedCompletionTime?: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem403"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobId: string;
+                        /** @enum {string} */
+                        status: "pending" | "processing" | "completed" | "failed" | "cancelled";
+                        progress: number;
+                        output: string | null;
+                        outputs: {
+                            url: string;
+                            /** @enum {string} */
+                            type: "video" | "image" | "audio" | "text";
+                            thumbnail?: string;
+                            posterImage?: string;
+                        }[] | null;
+                        error: {
+                            /**
+                             * @description GENERATION_FAILED: the model failed; the others: see the README
+                             * @enum {string}
+                             */
+                            code: "GENERATION_FAILED" | "UPSTREAM_ERROR" | "TIMEOUT" | "OUTPUT_STORE_FAILED" | "INVALID_JOB" | "INVALID_OUTPUT" | "INTERNAL" | "MODEL_UNAVAILABLE" | "QUEUE_TIMEOUT" | "OUT_OF_MEMORY" | "UNSCHEDULABLE" | "POD_START_TIMEOUT" | "INFRASTRUCTURE_LOST";
+                            message: string;
+                            /** @description whether submitting the same job again may succeed */
+                            retryable: boolean;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        completedAt: string | null;
+                        model: string;
+                        costMicroCents: number;
+                        /** @description Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore */
+                        queuePosition?: number;
+                        /**
+                         * Format: date-time
+                         * @description Pending and processing jobs: when the job should complete, from observed run times. An addition clients may ignore
+                         */
+                        estimatedCompletionTime?: string;
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem403"];
+                };
+            };
+            /** @description Problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem404"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+        };
+    };
+    streamJobEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The client already holds the terminal record: nothing more will come */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem403"];
+                };
+            };
+            /** @description Problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem404"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+        };
+    };
+    cancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobId: string;
+                        /** @constant */
+                        status: "cancelled";
+                        refundedMicroCents: number;
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem403"];
+                };
+            };
+            /** @description Problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem404"];
+                };
+            };
+            /** @description Problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem409"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+        };
+    };
+    listCatalogModels: {
+        parameters: {
+            query?: {
+                category?: string;
+                capability?: string;
+                provider?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                        provider: {
+                            id: string;
+                            name: string;
+                            logoUrl: string;
+                        };
+                        category: string;
+                        capability: string;
+                        pricing: {
+                            /** @description micro-cents per generation, or per second of output when unit is per_second */
+                            baseCredits: number;
+                            /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
+                            defaultCostMicroCents: number | null;
+                            /** @enum {string} */
+                            unit: "per_generation" | "per_second";
+                        };
+                        tags: string[];
+                        ratings: {
+                            average: number;
+                            count: number;
+                        };
+                    }[];
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+        };
+    };
+    getCatalogModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                        provider: {
+                            id: string;
+                            name: string;
+                            logoUrl: string;
+                        };
+                        name: string;
+                        description: string;
+                        category: string;
+                        capability: string;
+                        /** @description JSON Schema of the job input */
+                        inputSchema: {
+                            [key: string]: unknown;
+                        };
+                        pricing: {
+                            /** @description micro-cents per generation, or per second of output when unit is per_second */
+                            baseCredits: number;
+                            /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
+                            defaultCostMicroCents: number | null;
+                            /** @enum {string} */
+                            unit: "per_generation" | "per_second";
+                        };
+                        siblings: {
+                            slug: string;
+                            capability: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem404"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+        };
+    };
+    listCatalogProviders: {
+        parameters: {
+            query?: {
+                category?: string;
+                capability?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        description: string;
+                        logoUrl: string;
+                        website: string;
+                        color: string;
+                        modelCount: number;
+                    }[];
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+        };
+    };
+    getCatalogProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        description: string;
+                        logoUrl: string;
+                        website: string;
+                        color: string;
+                        models: {
+                            slug: string;
+                            name: string;
+                            description: string;
+                            category: string;
+                            capability: string;
+                            pricing: {
+                                /** @description micro-cents per generation, or per second of output when unit is per_second */
+                                baseCredits: number;
+                                /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
+                                defaultCostMicroCents: number | null;
+                                /** @enum {string} */
+                                unit: "per_generation" | "per_second";
+                            };
+                            tags: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem404"];
+                };
+            };
+        };
+    };
+    listCapabilityGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        displayName: string;
+                        label: string;
+                        icon: string;
+                        color: string;
+                        order: number;
+                    }[];
+                };
+            };
+        };
+    };
+    listCategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        description: string;
+                        modelCount: number;
+                    }[];
+                };
+            };
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: {
+                category?: string;
+                capability?: string;
+                provider?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        models: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            category: string;
+                            currentVersion: string;
+                            versionCount: number;
+                            currentVersionPricing: {
+                                /** @description micro-cents per generation, or per second of output when unit is per_second */
+                                baseCredits: number;
+                                /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
+                                defaultCostMicroCents: number | null;
+                                /** @enum {string} */
+                                unit: "per_generation" | "per_second";
+                            };
+                            providerId: string;
+                            providerName: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem403"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+        };
+    };
+    listProviderModels: {
+        parameters: {
+            query?: {
+                category?: string;
+                capability?: string;
+            };
+            header?: never;
+            path: {
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        provider: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            logoUrl: string;
+                            website: string;
+                            color: string;
+                            categories: string[];
+                            isActive: boolean;
+                        };
+                        models: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            category: string;
+                            currentVersion: string;
+                            versionCount: number;
+                            currentVersionPricing: {
+                                /** @description micro-cents per generation, or per second of output when unit is per_second */
+                                baseCredits: number;
+                                /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
+                                defaultCostMicroCents: number | null;
+                                /** @enum {string} */
+                                unit: "per_generation" | "per_second";
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem403"];
+                };
+            };
+            /** @description Problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem404"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+        };
+    };
+    presignUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Name of the file (metadata only) */
+                    filename: string;
+                    /**
+                     * @description One of image/jpeg, image/png, image/webp, image/gif, video/mp4, video/webm, audio/mpeg, audio/wav (case-insensitive)
+                     * @enum {string}
+                     */
+                    contentType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "video/mp4" | "video/webm" | "audio/mpeg" | "audio/wav";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            uploadUrl: string;
+                            fileUrl: string;
+                            /** Format: uuid */
+                            fileId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            maxSize: number;
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem403"];
+                };
+            };
+            /** @description Problem */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem413"];
+                };
+            };
+            /** @description Problem */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem415"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+        };
+    };
+    getUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                            filename: string;
+                            /** @enum {string} */
+                            contentType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "video/mp4" | "video/webm" | "audio/mpeg" | "audio/wav";
+                            fileUrl: string;
+                            /** @enum {string} */
+                            status: "pending" | "expired";
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem404"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,153 @@
+import { GenjobsError } from './errors.ts';
+import { type Http, sleep } from './http.ts';
+import type { CallOptions } from './jobs.ts';
+import type {
+  CapabilityGroup,
+  CatalogFilter,
+  CatalogModel,
+  CatalogModelDetail,
+  CatalogProvider,
+  CatalogProviderDetail,
+  Category,
+  ModelList,
+  Presign,
+  PresignRequest,
+  ProviderModelList,
+  UploadRecord,
+} from './types.ts';
+
+/** The public catalog (a key, when the client has one, personalizes the model list). */
+export class CatalogApi {
+  private readonly http: Http;
+  constructor(http: Http) {
+    this.http = http;
+  }
+
+  models(filter: Partial<CatalogFilter> = {}, o: CallOptions = {}): Promise<CatalogModel[]> {
+    return this.get('/v1/catalog/models', 'optional', o, filter);
+  }
+
+  /** `provider/model` (its default capability) or `provider/model/capability`. */
+  model(slug: string, o: CallOptions = {}): Promise<CatalogModelDetail> {
+    return this.get(`/v1/catalog/models/${slug.split('/').map(encodeURIComponent).join('/')}`, 'optional', o);
+  }
+
+  providers(
+    filter: Omit<Partial<CatalogFilter>, 'provider'> = {},
+    o: CallOptions = {},
+  ): Promise<CatalogProvider[]> {
+    return this.get('/v1/catalog/providers', 'none', o, filter);
+  }
+
+  provider(id: string, o: CallOptions = {}): Promise<CatalogProviderDetail> {
+    return this.get(`/v1/catalog/providers/${encodeURIComponent(id)}`, 'none', o);
+  }
+
+  capabilityGroups(o: CallOptions = {}): Promise<CapabilityGroup[]> {
+    return this.get('/v1/catalog/capability-groups', 'none', o);
+  }
+
+  categories(o: CallOptions = {}): Promise<Category[]> {
+    return this.get('/v1/catalog/categories', 'none', o);
+  }
+
+  private get<T>(
+    path: string,
+    credential: 'optional' | 'none',
+    o: CallOptions,
+    query?: Record<string, string | number | undefined>,
+  ): Promise<T> {
+    return this.http.json({ method: 'GET', path, credential, query, idempotent: true, signal: o.signal });
+  }
+}
+
+/** The models the key may use (scope list_models, sent as x-api-key as the spec has it). */
+export class ModelsApi {
+  private readonly http: Http;
+  constructor(http: Http) {
+    this.http = http;
+  }
+
+  list(filter: Partial<CatalogFilter> = {}, o: CallOptions = {}): Promise<ModelList> {
+    return this.http.json({
+      method: 'GET',
+      path: '/v1/models',
+      credential: 'x-api-key',
+      query: filter,
+      idempotent: true,
+      signal: o.signal,
+    });
+  }
+
+  byProvider(providerId: string, o: CallOptions = {}): Promise<ProviderModelList> {
+    return this.http.json({
+      method: 'GET',
+      path: `/v1/providers/${encodeURIComponent(providerId)}/models`,
+      credential: 'x-api-key',
+      idempotent: true,
+      signal: o.signal,
+    });
+  }
+}
+
+/** What `uploads.upload` accepts as the file's bytes. */
+export type UploadData = Blob | ArrayBuffer | Uint8Array | string;
+
+/** Temporary files for job input: presign, PUT, use the fileUrl. */
+export class UploadsApi {
+  private readonly http: Http;
+  constructor(http: Http) {
+    this.http = http;
+  }
+
+  /** POST /v1/uploads/presign: answers the wrapped result's `data`. */
+  async presign(req: PresignRequest, o: CallOptions = {}): Promise<Presign['data']> {
+    const res = await this.http.json<Presign>({
+      method: 'POST',
+      path: '/v1/uploads/presign',
+      credential: 'bearer',
+      body: req,
+      signal: o.signal,
+    });
+    return res.data;
+  }
+
+  async get(id: string, o: CallOptions = {}): Promise<UploadRecord['data']> {
+    const res = await this.http.json<UploadRecord>({
+      method: 'GET',
+      path: `/v1/uploads/${encodeURIComponent(id)}`,
+      credential: 'bearer',
+      idempotent: true,
+      signal: o.signal,
+    });
+    return res.data;
+  }
+
+  /**
+   * Presigns and PUTs the file; answers the presign result, whose `fileUrl` goes into a
+   * job's input. The PUT is retried like any idempotent request.
+   */
+  async upload(
+    data: UploadData,
+    o: CallOptions & { contentType: PresignRequest['contentType']; filename: string },
+  ): Promise<Presign['data']> {
+    const presigned = await this.presign({ filename: o.filename, contentType: o.contentType }, o);
+    const body = new Blob([data] as ConstructorParameters<typeof Blob>[0], { type: o.contentType });
+    const f = this.http.o.fetch ?? fetch;
+    for (let attempt = 0; ; attempt++) {
+      const res = await f(presigned.uploadUrl, {
+        method: 'PUT',
+        headers: { 'content-type': o.contentType },
+        body,
+        signal: o.signal,
+      });
+      if (res.ok) {
+        await res.body?.cancel();
+        return presigned;
+      }
+      const err = await GenjobsError.fromResponse(res);
+      if (!err.retryable || attempt >= (this.http.o.maxRetries ?? 4)) throw err;
+      await (this.http.o.sleep ?? sleep)(500 * 2 ** attempt, o.signal);
+    }
+  }
+}

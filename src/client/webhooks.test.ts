@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { verifyWebhook, WebhookVerificationError } from './webhooks.ts';
+
+const secret = `whsec_${randomBytes(32).toString('base64')}`;
+const body = JSON.stringify({ type: 'job.completed', data: { jobId: 'j1' } });
+
+/** Headers signed by the reference implementation of Standard Webhooks. */
+function signed(at: Date, id = 'msg_1', payload = body) {
+  const signature = new Webhook(secret).sign(id, at, payload);
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signature,
+  };
+}
+
+describe('webhooks.verify', () => {
+  it('accepts what the standardwebhooks package signs, as Node or Fetch headers', async () => {
+    const h = signed(new Date());
+    expect(await verifyWebhook(h, body, secret)).toEqual(JSON.parse(body));
+    expect(await verifyWebhook(new Headers(h), new TextEncoder().encode(body), secret)).toEqual(
+      JSON.parse(body),
+    );
+  });
+
+  it('agrees with the package on a rotated secret list (space-separated signatures)', async () => {
+    const h = signed(new Date());
+    h['webhook-signature'] = `v1,bm90IGl0 ${h['webhook-signature']}`;
+    await expect(verifyWebhook(h, body, secret)).resolves.toBeDefined();
+    expect(() => new Webhook(secret).verify(body, h)).not.toThrow();
+  });
+
+  it.each([
+    ['a changed body', (h: Record<string, string>) => h, `${body} `],
+    ['a changed id', (h: Record<string, string>) => ({ ...h, 'webhook-id': 'msg_2' }), body],
+    ['another secret', (h: Record<string, string>) => h, body, `whsec_${randomBytes(32).toString('base64')}`],
+    ['no signature header', (h: Record<string, string>) => ({ ...h, 'webhook-signature': '' }), body],
+  ])('refuses %s, as the package does', async (_name, change, payload, key = secret) => {
+    const h = change(signed(new Date()));
+    await expect(verifyWebhook(h, payload, key)).rejects.toBeInstanceOf(WebhookVerificationError);
+    expect(() => new Webhook(key).verify(payload, h)).toThrow();
+  });
+
+  it('refuses a replay older than five minutes, as the package does', async () => {
+    const h = signed(new Date(Date.now() - 6 * 60_000));
+    await expect(verifyWebhook(h, body, secret)).rejects.toThrow(/timestamp/);
+    expect(() => new Webhook(secret).verify(body, h)).toThrow();
+  });
+});

@@ -1,0 +1,76 @@
+/** Why a webhook was refused. */
+export class WebhookVerificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+  }
+}
+
+/** Request headers as Fetch (Headers) or Node (IncomingHttpHeaders) hold them. */
+export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
+
+function header(h: HeaderSource, name: string): string | undefined {
+  if (h instanceof Headers) return h.get(name) ?? undefined;
+  const v = h[name] ?? Object.entries(h).find(([k]) => k.toLowerCase() === name)?.[1];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+const encoder = new TextEncoder();
+
+function fromBase64(s: string): Uint8Array {
+  const bin = atob(s);
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+function toBase64(bytes: ArrayBuffer): string {
+  return btoa(String.fromCharCode(...new Uint8Array(bytes)));
+}
+
+/** Constant-time comparison of two strings of signatures. */
+function equal(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/**
+ * Verifies a webhook per Standard Webhooks: `webhook-signature` must hold a `v1,<base64
+ * HMAC-SHA256 of "id.timestamp.body">` made with the secret (`whsec_<base64>`), and
+ * `webhook-timestamp` must be within `toleranceSeconds` of now (replays are refused).
+ * Answers the parsed body. Uses Web Crypto, so it runs in Node, Deno, browsers and workers.
+ */
+export async function verifyWebhook<T = unknown>(
+  headers: HeaderSource,
+  rawBody: string | Uint8Array,
+  secret: string,
+  opts: { toleranceSeconds?: number; now?: () => number } = {},
+): Promise<T> {
+  const id = header(headers, 'webhook-id');
+  const timestamp = header(headers, 'webhook-timestamp');
+  const signatures = header(headers, 'webhook-signature');
+  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing webhook headers');
+  const sent = Number(timestamp);
+  const now = Math.floor((opts.now?.() ?? Date.now()) / 1000);
+  const tolerance = opts.toleranceSeconds ?? 300;
+  if (!Number.isInteger(sent) || Math.abs(now - sent) > tolerance) {
+    throw new WebhookVerificationError('webhook timestamp is too old or too new');
+  }
+  const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
+  const key = await crypto.subtle.importKey(
+    'raw',
+    fromBase64(secret.startsWith('whsec_') ? secret.slice(6) : secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  const expected = toBase64(
+    await crypto.subtle.sign('HMAC', key, encoder.encode(`${id}.${timestamp}.${body}`)),
+  );
+  const ok = signatures.split(' ').some((s) => {
+    const [version, sig] = s.split(',', 2);
+    return version === 'v1' && sig !== undefined && equal(sig, expected);
+  });
+  if (!ok) throw new WebhookVerificationError('no matching webhook signature');
+  return JSON.parse(body) as T;
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { median, playQueue, RunTimes, remainingSeconds } from './eta.ts';
+
+describe('RunTimes', () => {
+  it('answers the catalog figure until a variant has enough completions', () => {
+    const t = new RunTimes({ minHistory: 3 });
+    t.observe('v', 'a', 1, 10);
+    t.observe('v', 'b', 2, 12);
+    expect(t.runSeconds('v', 240)).toBe(240);
+    t.observe('v', 'c', 3, 100);
+    expect(t.runSeconds('v', 240)).toBe(12);
+  });
+
+  it('counts a job once however often it is observed', () => {
+    const t = new RunTimes({ minHistory: 1 });
+    for (let i = 0; i < 5; i++) t.observe('v', 'same', 1, 10);
+    expect(t.count('v')).toBe(1);
+  });
+
+  it('keeps the latest completions by time, whatever order they arrive in', () => {
+    const t = new RunTimes({ size: 3, minHistory: 1 });
+    t.observe('v', 'new1', 10, 5);
+    t.observe('v', 'new2', 11, 5);
+    t.observe('v', 'new3', 12, 5);
+    t.observe('v', 'old', 1, 500); // older than the window: ignored
+    expect(t.runSeconds('v', 99)).toBe(5);
+    t.observe('v', 'newest', 13, 50);
+    t.observe('v', 'newest2', 14, 50);
+    expect(t.count('v')).toBe(3);
+    expect(t.runSeconds('v', 99)).toBe(50);
+  });
+
+  it('scales by units of work (a video of twice the seconds takes twice as long)', () => {
+    const t = new RunTimes({ minHistory: 2 });
+    t.observe('v', 'a', 1, 8, 4);
+    t.observe('v', 'b', 2, 16, 8);
+    expect(t.runSeconds('v', 240, 6)).toBe(12);
+  });
+
+  it('ignores impossible observations', () => {
+    const t = new RunTimes({ minHistory: 1 });
+    t.observe('v', 'a', 1, -1);
+    t.observe('v', 'b', 1, Number.NaN);
+    t.observe('v', 'c', 1, 3, 0);
+    expect(t.count('v')).toBe(0);
+  });
+});
+
+describe('playQueue', () => {
+  it.each([
+    ['free slots start at once', { capacity: 2, runningRemaining: [] }, [10, 10], [0, 0]],
+    ['one slot: one after the other', { capacity: 1, runningRemaining: [] }, [10, 20, 5], [0, 10, 30]],
+    ['waits for the earliest running job', { capacity: 2, runningRemaining: [30, 4] }, [10, 10], [4, 14]],
+    ['more running than slots: the slot frees late', { capacity: 1, runningRemaining: [5, 8] }, [1], [8]],
+    ['a paused variant counts as one slot', { capacity: 0, runningRemaining: [] }, [3, 3], [0, 3]],
+  ])('%s', (_name, state, runs, starts) => {
+    expect(playQueue(state, runs).starts).toEqual(starts);
+  });
+
+  it('tells where a job queued next would start', () => {
+    expect(playQueue({ capacity: 2, runningRemaining: [5] }, [10, 10]).free[0]).toBe(10);
+  });
+});
+
+describe('helpers', () => {
+  it('median of odd and even counts', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 2, 3])).toBe(2.5);
+  });
+
+  it('a running job past its expected time still has a little left', () => {
+    expect(remainingSeconds(10, 4)).toBe(6);
+    expect(remainingSeconds(10, 40)).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,167 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type E2e, startE2e } from '../support/e2e.ts';
+import { decodeImage, probe } from '../support/media.ts';
+
+const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+const IMAGE = 'genjobs/reference-image/text-to-image';
+const VIDEO = 'genjobs/reference-video/text-to-video';
+
+let s: E2e;
+let key: string;
+let emptyDevDir: string;
+
+beforeAll(async () => {
+  s = await startE2e('cli', { slots: 2 });
+  key = await s.account({ name: 'acme' });
+  emptyDevDir = await mkdtemp(join(tmpdir(), 'genjobs-cli-dev-'));
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+/** Runs `genjobs …` as a process (stdout and stderr piped) against the stack. */
+function genjobs(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      {
+        env: {
+          ...process.env,
+          GENJOBS_URL: s.url,
+          GENJOBS_API_KEY: key,
+          GENJOBS_DEV_DIR: emptyDevDir,
+          ...env,
+        },
+        timeout: 120_000,
+      },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('genjobs run|jobs|models|upload as a process against the real service', () => {
+  it('run --download leaves a playable MP4 and prints plain progress lines when piped', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'genjobs-cli-'));
+    const r = await genjobs([
+      'run',
+      VIDEO,
+      '--input',
+      'prompt=a lighthouse',
+      '--input',
+      'duration=4',
+      '--download',
+      dir,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('\r');
+    expect(r.stderr).toMatch(/ completed /);
+    const [file] = await readdir(dir);
+    expect(file).toMatch(/^[0-9a-f-]{36}\.mp4$/);
+    expect(r.stdout).toContain(`saved: ${join(dir, file!)}`);
+    const media = await probe(join(dir, file!));
+    expect(media.video?.codec).toBe('h264');
+    expect(media.duration).toBeCloseTo(4, 0);
+  });
+
+  it('-o json prints only the final record', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'genjobs-cli-'));
+    const r = await genjobs([
+      'run',
+      IMAGE,
+      '-i',
+      'prompt=a lighthouse',
+      '-i',
+      'seed:=7',
+      '--download',
+      dir,
+      '-o',
+      'json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const job = JSON.parse(r.stdout);
+    expect(job).toMatchObject({ status: 'completed', model: IMAGE });
+    expect((await decodeImage(join(dir, `${job.jobId}.png`))).format).toBe('png');
+  });
+
+  it('a failed job exits 1 and prints its error', async () => {
+    const r = await genjobs([
+      'run',
+      'genjobs/reference-image/edit-image',
+      '-i',
+      'prompt=x',
+      '-i',
+      'image=http://127.0.0.1:1/none.png',
+      '--wait',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/failed\nerror: GENERATION_FAILED/);
+  });
+
+  it('usage mistakes exit 2; a refused request 4; an unreachable service 5', async () => {
+    expect((await genjobs(['run', IMAGE])).code).toBe(2);
+    expect((await genjobs(['run', IMAGE, '--bogus'])).code).toBe(2);
+    expect((await genjobs(['run', IMAGE, '-i', 'nokey'])).code).toBe(2);
+    const refused = await genjobs(['run', IMAGE, '-i', 'prompt=x'], {
+      GENJOBS_API_KEY: `gjk_${'a'.repeat(40)}`,
+    });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/INVALID_API_KEY: .*\(request \S+\)/);
+    const down = await genjobs(['jobs', 'get', 'x'], { GENJOBS_URL: 'http://127.0.0.1:1' });
+    expect(down.code).toBe(5);
+  });
+
+  it('jobs get|list|watch|cancel, models list and upload', async () => {
+    const submitted = await genjobs(['run', IMAGE, '-i', 'prompt=to watch', '-o', 'json']);
+    const { jobId } = JSON.parse(submitted.stdout);
+    const watched = await genjobs(['jobs', 'watch', jobId]);
+    expect(watched.code).toBe(0);
+    expect(watched.stdout).toContain(`${jobId} completed`);
+    expect((await genjobs(['jobs', 'get', jobId])).stdout).toContain('status: completed');
+    const list = JSON.parse((await genjobs(['jobs', 'list', '-o', 'json'])).stdout);
+    expect(list.jobs.map((j: { jobId: string }) => j.jobId)).toContain(jobId);
+    const cancel = await genjobs(['jobs', 'cancel', jobId]);
+    expect(cancel.code).toBe(4);
+    expect(cancel.stderr).toContain('JOB_CANNOT_BE_CANCELLED');
+    expect((await genjobs(['models', 'list'])).stdout).toContain(VIDEO);
+    const png = join(await mkdtemp(join(tmpdir(), 'genjobs-cli-')), 'in.png');
+    await writeFile(
+      png,
+      await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
+        .png()
+        .toBuffer(),
+    );
+    const up = await genjobs(['upload', png]);
+    expect(up.code, up.stderr).toBe(0);
+    expect((await fetch(up.stdout.trim())).status).toBe(200);
+  });
+
+  it('on a terminal, a live line redrawn in place with a progress bar', async () => {
+    const cmd = [process.execPath, CLI, 'run', IMAGE, '-i', 'prompt=tty', '--wait']
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const r = await new Promise<{ code: number; out: string }>((resolve) =>
+      execFile(
+        'script',
+        ['-q', '-e', '-c', cmd, '/dev/null'],
+        {
+          env: { ...process.env, GENJOBS_URL: s.url, GENJOBS_API_KEY: key, GENJOBS_DEV_DIR: emptyDevDir },
+          timeout: 120_000,
+        },
+        (err, stdout) => resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout }),
+      ),
+    );
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('\r\x1b[2K');
+    expect(r.out).toMatch(/completed .*\[#{20}\] 100%/);
+    expect(r.out).toMatch(/elapsed \d+:\d\d/);
+  });
+});

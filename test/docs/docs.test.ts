@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { openApiDocument } from '../../src/api/openapi.ts';
+import { type E2e, startE2e } from '../support/e2e.ts';
+
+/** Debian's chromium, installed by npm run setup. */
+const CHROMIUM = process.env.GENJOBS_CHROMIUM ?? '/usr/bin/chromium';
+
+let s: E2e;
+let key: string;
+let browser: Browser;
+let page: Page;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run npm run setup`);
+  s = await startE2e('docs', { slots: 2 });
+  key = await s.account({ name: 'acme' });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  page = await browser.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${s.url}/docs`);
+  await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+});
+afterAll(async () => {
+  await browser?.close();
+  await s?.stop();
+});
+
+/** Every operation of the served document, as "METHOD path". */
+async function documented(): Promise<string[]> {
+  const doc = (await (await fetch(`${s.url}/v1/openapi.json`)).json()) as ReturnType<typeof openApiDocument>;
+  const paths = doc.paths as Record<string, Record<string, unknown>>;
+  return Object.entries(paths).flatMap(([path, ops]) =>
+    Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+  );
+}
+
+describe('GET /docs in a real browser', () => {
+  it('loads with no console errors and lists every operation of the OpenAPI document', async () => {
+    const shown = await page.locator('.opblock').evaluateAll((blocks) =>
+      blocks.map((b) => {
+        const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? '';
+        const path = b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '';
+        return `${method} ${path}`;
+      }),
+    );
+    expect(shown.sort()).toEqual((await documented()).sort());
+    expect(errors).toEqual([]);
+  });
+
+  it('a submit from the page returns a job id whose events the page shows', async () => {
+    await page.fill('#key', key);
+    await page.selectOption('#model', 'genjobs/reference-image/text-to-image');
+    await page.click('#submit');
+    await page.locator('#events').getByText('completed').waitFor({ timeout: 90_000 });
+    const jobId = (await page.textContent('#job-id'))?.trim() ?? '';
+    expect(jobId).toMatch(/^[0-9a-f-]{36}$/);
+    const job = await (await s.call(`/v1/jobs/${jobId}`, { key })).json();
+    expect(job.status).toBe('completed');
+    expect(await page.textContent('#events')).toContain(job.output);
+    expect(errors).toEqual([]);
+  });
+
+  it('the pasted key authorizes "Try it out" on the reference', async () => {
+    await page.fill('#key', key);
+    await page.dispatchEvent('#key', 'change');
+    const op = page.locator('.opblock-get', { has: page.locator('[data-path="/v1/jobs"]') }).first();
+    await op.locator('.opblock-summary').click();
+    await op.locator('button.execute').click();
+    const status = op.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor({ timeout: 30_000 });
+    expect((await status.textContent())?.trim()).toBe('200');
+  });
+});
