@@ -2,8 +2,8 @@ import type { Request } from 'express';
 import { AppError } from '../../errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { GenerationJob, Upload } from '../../k8s/types.ts';
-import type { Principal } from '../request.ts';
 import { isUploadContentType, maxSizeOf } from '../../uploads/policy.ts';
+import type { Principal } from '../request.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { liveJobs, uploadUsage } from './usage.ts';
 
