@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, type ErrorCode, httpStatus, isRetryable } from '../errors.ts';
-import { ApiserverUnavailable, isUnavailable } from '../k8s/errors.ts';
+import { ApiserverUnavailable, isConflict, isUnavailable, statusCode } from '../k8s/errors.ts';
 import { locals } from './request.ts';
 
 const TITLES: Partial<Record<number, string>> = {
@@ -51,13 +51,22 @@ function fromHttpError(err: HttpError): AppError | undefined {
   return new AppError(code, message);
 }
 
-/** An apiserver that did not answer in time (or could not serve) is a retryable 503, never a 500. */
+/**
+ * An apiserver that did not answer in time (or could not serve) is a retryable 503, never a
+ * 500; so is a write that kept losing its compare-and-swap (a busy ledger Account) or was
+ * throttled (429): the same request succeeds a moment later.
+ */
 function fromApiserver(err: unknown): AppError | undefined {
-  if (!isUnavailable(err)) return undefined;
+  if (!isUnavailable(err) && !isConflict(err) && statusCode(err) !== 429) return undefined;
   return new AppError('UNAVAILABLE', 'the service could not reach its storage in time; please retry', {
     retryAfterSeconds: err instanceof ApiserverUnavailable ? err.retryAfterSeconds : 1,
     cause: err,
   });
+}
+
+/** The AppError an error stands for, or undefined for a bug (answered as a 500). */
+export function knownError(err: unknown): AppError | undefined {
+  return err instanceof AppError ? err : (fromApiserver(err) ?? fromHttpError(err as HttpError));
 }
 
 /**
@@ -69,7 +78,7 @@ function fromApiserver(err: unknown): AppError | undefined {
 export function problemHandler() {
   return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const l = locals(res);
-    const appError = err instanceof AppError ? err : (fromApiserver(err) ?? fromHttpError(err as HttpError));
+    const appError = knownError(err);
     const e =
       appError ?? new AppError('INTERNAL', 'internal error; the request id identifies it in the logs');
     if (!appError) l.log?.error({ err }, 'unhandled error');

@@ -136,6 +136,17 @@ describe('catalog endpoints', () => {
     expect(mine[0].pricing.baseCredits).toBe(100_500);
   });
 
+  it('4.7 and 4.8 answers made for a key are private to it; anonymous ones may be cached by anyone', async () => {
+    for (const path of ['/v1/catalog/models', '/v1/catalog/models/genjobs/reference-image']) {
+      const personal = await svc.call(path, { key: keys.vip });
+      expect(personal.headers.get('cache-control')).toBe('private');
+      expect(personal.headers.get('vary')).toMatch(/Authorization/);
+      const anonymous = await svc.call(path);
+      expect(anonymous.headers.get('cache-control')).toBeNull();
+      expect(anonymous.headers.get('vary')).toMatch(/Authorization/);
+    }
+  });
+
   it('4.8 resolves the two-part slug to the default capability and lists siblings', async () => {
     const two = await (await svc.call('/v1/catalog/models/genjobs/reference-image')).json();
     expect(two.slug).toBe('genjobs/reference-image/text-to-image');

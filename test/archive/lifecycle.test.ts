@@ -178,11 +178,18 @@ describe('a finished job moves from etcd to the archive', () => {
       expect(await missing.json()).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
       const list = await fetch(`${s.api.url}/v1/jobs`, { headers: { authorization: `Bearer ${key}` } });
       expect(list.status).toBe(503);
-      // keepFinished (1 s) passes, but an unarchived job is never deleted.
-      await new Promise((r) => setTimeout(r, 3_000));
+      // The archiver tries once the ledger is done with the job (its credit lease closed) and
+      // fails; keepFinished (1 s) passes, but an unarchived job is never deleted.
+      await eventually(
+        async () =>
+          /genjobs_archive_errors_total\{op="upsert"\} [1-9]/.test(
+            await (await fetch(`${s.controller.url}/metrics`)).text(),
+          ),
+        20_000,
+        'a failed upsert',
+      );
+      await new Promise((r) => setTimeout(r, 2_000));
       expect(await s.r.jobs.get(jobId)).toBeDefined();
-      const metrics = await (await fetch(`${s.controller.url}/metrics`)).text();
-      expect(metrics).toMatch(/genjobs_archive_errors_total\{op="upsert"\} [1-9]/);
 
       await pg.resume();
       await eventually(async () => (await s.r.jobs.get(jobId)) === undefined, 30_000, 'the catch-up');

@@ -51,6 +51,10 @@ beforeAll(async () => {
     GENJOBS_LEADER_ELECTION: 'false',
     GENJOBS_KUBE_TIMEOUT: `${DEADLINE_MS}ms`,
     GENJOBS_KUBE_PROBE_INTERVAL: '500ms',
+    // Credit leases close soon after their term (the grace outlasts a deadline), so the test
+    // sees what each frozen or retried call drew come back, counted.
+    GENJOBS_LEASE_TERM: '1s',
+    GENJOBS_LEASE_GRACE: '3s',
   });
   // The test's own connection waits as long as it must; the service's has the short deadline.
   admin = fromKubeConfig(loadKubeConfig(cp.kubeconfigPath), NS);
@@ -129,10 +133,17 @@ describe('a frozen kube-apiserver', () => {
     const again = (await (await submit('freeze-1')).json()) as { jobId: string };
     expect(again.jobId).toBe(retried.jobId);
     const accounts = resources(admin).accounts;
-    const account = await eventually(async () => {
-      const a = await accounts.get('acme');
-      return a?.status?.reservations?.[retried.jobId] !== undefined ? a : undefined;
-    });
+    // Once every lease is closed, the job (never run: no node here) holds its own reservation
+    // and everything else any call drew is back in the balance.
+    const account = await eventually(
+      async () => {
+        const a = await accounts.get('acme');
+        const closed = Object.keys(a?.status?.leases ?? {}).length === 0;
+        return closed && a?.status?.reservations?.[retried.jobId] !== undefined ? a : undefined;
+      },
+      30_000,
+      'every credit lease closed',
+    );
     expect(Object.keys(account.status?.reservations ?? {})).toEqual([retried.jobId]);
     expect(account.status?.balanceMicroCents).toBe(10_000_000 - 134_000);
     expect(imbalance(account.status)).toBe(0);

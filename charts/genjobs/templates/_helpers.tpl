@@ -151,6 +151,12 @@ seccompProfile:
   value: {{ .Values.jobs.leaseTerm | toString | quote }}
 - name: GENJOBS_LEASE_GRACE
   value: {{ .Values.jobs.leaseGrace | toString | quote }}
+- name: GENJOBS_KUBE_TIMEOUT
+  value: {{ .Values.kube.timeout | toString | quote }}
+- name: GENJOBS_KUBE_LIST_TIMEOUT
+  value: {{ .Values.kube.listTimeout | toString | quote }}
+- name: GENJOBS_KUBE_PROBE_INTERVAL
+  value: {{ .Values.kube.probeInterval | toString | quote }}
 - name: GENJOBS_SETTLE_LINGER
   value: {{ .Values.jobs.settleLinger | toString | quote }}
 - name: GENJOBS_WEBHOOK_ALLOW_PRIVATE

@@ -71,7 +71,8 @@ export function catalogRoutes(
       if (encoded.bodies.size >= 1_000) encoded.bodies.clear();
       encoded.bodies.set(id, body);
     }
-    res.setHeader('Vary', 'Accept-Encoding');
+    res.setHeader('Vary', 'Accept-Encoding, Authorization');
+    if (account) res.setHeader('Cache-Control', 'private');
     if (gzip) res.setHeader('Content-Encoding', 'gzip');
     res.type('application/json').send(body);
   });
@@ -81,7 +82,12 @@ export function catalogRoutes(
   r.get(/^\/v1\/catalog\/models\/(.+)$/, auth.optional(), (req, res) => {
     locals(res).route = '/v1/catalog/models/:slug';
     const slug = (req.params as Record<string, string>)[0] ?? '';
-    res.json(getCatalogModel(catalog(), slug, locals(res).principal?.account));
+    const account = locals(res).principal?.account;
+    // An answer for a key (its visibility and discount) must not be served to anyone else
+    // by a shared cache.
+    res.setHeader('Vary', 'Authorization');
+    if (account) res.setHeader('Cache-Control', 'private');
+    res.json(getCatalogModel(catalog(), slug, account));
   });
 
   r.get('/v1/catalog/providers', (req, res) => {
