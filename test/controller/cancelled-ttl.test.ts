@@ -1,11 +1,35 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CATALOG_LABEL } from '../../src/catalog/watcher.ts';
+import { applyConfigMap } from '../../src/k8s/configmaps.ts';
 import { eventually } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
+const PAUSED = 'genjobs/paused/text-to-image';
+
 let s: TestStack;
 beforeAll(async () => {
-  // No free slot on the node: worker Pods stay Pending, so a job stays cancellable.
-  s = await startTestStack('cancelled-ttl', { slots: 0, env: { GENJOBS_CANCELLED_JOB_TTL: '1s' } });
+  s = await startTestStack('cancelled-ttl', { env: { GENJOBS_CANCELLED_JOB_TTL: '1s' } });
+  // A model with no capacity: its jobs are never admitted (admission moves a job to
+  // processing before its Pod exists, and a processing job may not be cancelled), so a job
+  // of it stays pending and cancellable.
+  await applyConfigMap(s.kube, {
+    metadata: { name: 'catalog-paused', labels: { [CATALOG_LABEL]: 'true' } },
+    data: {
+      'paused.yaml': `models:
+  - provider: genjobs
+    name: paused
+    displayName: Paused
+    category: image
+    versions: [v1.0]
+    variants:
+      text-to-image:
+        inputSchema: { type: object, properties: { prompt: { type: string } } }
+        pricing: { baseCredits: 134000, unit: per_generation }
+        runtime: { type: builtin, maxConcurrency: 0, typicalSeconds: 5 }
+`,
+    },
+  });
+  await eventually(() => s.api.catalog()?.variantsBySlug.has(PAUSED), 10_000, 'catalog');
 });
 afterAll(async () => {
   await s?.stop();
@@ -16,14 +40,20 @@ it('a cancelled job is refunded and its resource deleted soon after, not after t
   const res = await s.call('/v1/jobs/submit', {
     method: 'POST',
     key,
-    json: { model: 'genjobs/reference-image/text-to-image', input: { prompt: 'never mind' } },
+    json: { model: PAUSED, input: { prompt: 'never mind' } },
   });
   expect(res.status).toBe(200);
   const { jobId } = await res.json();
   const cancel = await s.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key });
   expect(cancel.status).toBe(200);
+  expect((await cancel.json()).refundedMicroCents).toBe(134_000);
   await eventually(async () => (await s.r.jobs.get(jobId)) === undefined, 20_000, 'the job deleted');
+  // The api's credit lease returns what it did not spend at the end of its term.
+  await eventually(
+    async () => (await s.r.accounts.get('acme'))?.status?.balanceMicroCents === 1_000_000,
+    20_000,
+    'the whole grant back on the balance',
+  );
   const account = await s.r.accounts.get('acme');
-  expect(account?.status?.balanceMicroCents).toBe(1_000_000);
   expect(account?.status?.reservations ?? {}).toEqual({});
 });

@@ -157,10 +157,17 @@ describe('end to end: submit, run in a Pod, download real media', () => {
   it('a deleted Pod is retried and the job still completes', async () => {
     const jobId = await submit(VIDEO, { prompt: 'slow one', duration: 8 });
     const first = `gj-${jobId}-1`;
+    // The job is processing from its admission, before its Pod exists: wait for the Pod to run.
     await eventually(
-      async () => (await s.r.jobs.get(jobId))?.status?.phase === 'processing',
+      async () => {
+        const pods = await s.kube.core.listNamespacedPod({
+          namespace: s.kube.namespace,
+          fieldSelector: `metadata.name=${first}`,
+        });
+        return pods.items[0]?.status?.phase === 'Running';
+      },
       30_000,
-      'processing',
+      'the first Pod running',
     );
     await deletePod(s.kube, first, { gracePeriodSeconds: 0 });
     const job = await finished(jobId, 120_000);

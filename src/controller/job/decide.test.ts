@@ -91,6 +91,70 @@ describe('decide', () => {
     expect(late.status?.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'True' });
   });
 
+  describe('a missing first Pod after the admission', () => {
+    const admittedStatus = () => run(aJob().build()).status!;
+    const startedCondition = {
+      type: 'Started',
+      status: 'True' as const,
+      reason: 'PodRunning',
+      lastTransitionTime: new Date(T0 + 12_000).toISOString(),
+    };
+    it.each([
+      {
+        why: 'never seen: not created yet (a crash, a cache behind)',
+        seen: false,
+        started: false,
+        lost: false,
+      },
+      { why: 'seen in the Pod cache: deleted or lost', seen: true, started: false, lost: true },
+      { why: 'recorded as started in the status', seen: false, started: true, lost: true },
+      { why: 'seen and recorded as started', seen: true, started: true, lost: true },
+    ])('$why', ({ seen, started, lost }) => {
+      const status = admittedStatus();
+      if (started) status.conditions = [...(status.conditions ?? []), startedCondition];
+      const job = { ...aJob().build(), status };
+      const d = run(job, { podSeen: seen, now: T0 + 20_000 });
+      if (!lost) {
+        expect(d.actions).toEqual([{ kind: 'createPod', attempt: 1 }]);
+        expect(d.status).toBeUndefined();
+        return;
+      }
+      // Lost: attempt 1 is over; after the backoff the retry is attempt 2 under a new name.
+      expect(kinds(d)).toEqual([]);
+      expect(d.status?.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'True' });
+      expect(d.status).toMatchObject({ phase: 'processing', attempts: 1 });
+      const retry = run(
+        { ...job, status: d.status },
+        { podSeen: seen, now: T0 + 20_000 + d.requeueAfterMs! },
+      );
+      expect(retry.actions).toEqual([{ kind: 'createPod', attempt: 2 }]);
+      expect(retry.status).toMatchObject({ attempts: 2, podName: 'gj-j1-2' });
+    });
+  });
+
+  it('records that the worker Pod ran with the outcome write, at the time the Pod started', () => {
+    const admitted = { ...aJob().build(), status: run(aJob().build()).status };
+    const done = run(admitted, {
+      pod: pod({ phase: 'Succeeded', startedAt: T0 + 12_000, terminated: { exitCode: 0, message: ok() } }),
+      now: T0 + 30_000,
+    });
+    expect(done.status?.conditions?.map((c) => [c.type, c.status])).toEqual([
+      ['Admitted', 'True'],
+      ['Started', 'True'],
+      ['Finished', 'True'],
+    ]);
+    expect(done.status?.conditions?.find((c) => c.type === 'Started')?.lastTransitionTime).toBe(
+      new Date(T0 + 12_000).toISOString(),
+    );
+    // A Pod that never ran says nothing of a start.
+    const timedOut = run(admitted, {
+      pod: pod({ phase: 'Pending' }),
+      now: T0 + settings.podStartTimeoutMs + 1,
+    });
+    expect(timedOut.status?.phase).toBe('failed');
+    expect(timedOut.status?.conditions?.map((c) => c.type)).toEqual(['Admitted', 'Finished']);
+  });
+
   it('names the first Pod in the status with the next change worth a write, not before', () => {
     const job = aJob().build();
     const pending = run(job, { pod: pod() });

@@ -44,6 +44,11 @@ export interface DecideInput {
   admitted: boolean;
   /** Whether the account still holds a reservation for the job. */
   reserved: boolean;
+  /**
+   * Whether the current attempt's Pod was ever seen (the Pod cache showed it). A missing Pod
+   * that was seen is gone (deleted, lost with its node), never one still to be created.
+   */
+  podSeen?: boolean;
   now: number;
   settings: DecideSettings;
 }
@@ -107,6 +112,21 @@ export function decide(input: DecideInput): Decision {
     if (outputs) s.outputs = outputs;
     if (error) s.error = error;
     if (to !== 'completed') s.refundedMicroCents = job.spec.costMicroCents;
+    // The worker Pod ran: said with this write, since its start has no write of its own
+    // (the admitting write came before the Pod existed). The time is the Pod's own.
+    if (pod && ran(pod) && !s.conditions?.some((c) => c.type === 'Started')) {
+      s.conditions = setCondition(
+        s.conditions,
+        {
+          type: 'Started',
+          status: 'True',
+          reason: 'PodRunning',
+          message: `worker Pod ${pod.name} ran`,
+          observedGeneration: gen,
+        },
+        new Date(pod.startedAt ?? now),
+      );
+    }
     cond(
       'Finished',
       'True',
@@ -182,9 +202,11 @@ export function decide(input: DecideInput): Decision {
     }
     // The first Pod is created after the write that admitted the job: a crash between the
     // two, or a Pod cache that does not show it yet, looks like this. Creating it again is
-    // harmless (its name is deterministic), for a short while after the admission.
+    // harmless (its name is deterministic), for a short while after the admission. Not a Pod
+    // that existed (seen, or recorded as started): that one was lost, and is retried.
     const admitted = s.conditions?.find((c) => c.type === 'Admitted' && c.reason === 'Admitted');
-    if (attempts === 1 && !retrying && admitted) {
+    const started = s.conditions?.some((c) => c.type === 'Started' && c.status === 'True');
+    if (attempts === 1 && !retrying && admitted && !input.podSeen && !started) {
       const since = now - Date.parse(admitted.lastTransitionTime);
       if (since < Math.min(settings.podStartTimeoutMs, RECREATE_FIRST_POD_MS))
         return { actions: [{ kind: 'createPod', attempt: 1 }], requeueAfterMs: 1_000 };
@@ -309,6 +331,12 @@ export function decide(input: DecideInput): Decision {
       requeueAfterMs: settings.retryBaseMs * 2 ** Math.max(0, tried - 1),
     };
   }
+}
+
+/** Whether the Pod's worker container ran (it may have ended). */
+function ran(pod: PodView): boolean {
+  if (pod.phase === 'Running' || pod.phase === 'Succeeded') return true;
+  return pod.phase === 'Failed' && pod.terminated !== undefined;
 }
 
 function result(

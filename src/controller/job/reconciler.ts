@@ -17,7 +17,7 @@ import type { Metrics } from '../../metrics.ts';
 import type { Admission } from './admission.ts';
 import type { ModelCredentials } from './credentials.ts';
 import { type Action, type DecideSettings, decide, type PodView, podName } from './decide.ts';
-import { buildWorkerPod, type PodSettings } from './pod.ts';
+import { buildWorkerPod, JOB_LABEL, type PodSettings } from './pod.ts';
 
 export interface JobReconcilerDeps {
   kube: Kube;
@@ -68,9 +68,25 @@ export class JobReconciler {
   private readonly createdPods = new Map<string, number>();
   /** New jobs seen before their money (jobId → account): the Account's next event brings them back. */
   readonly awaitingReservation = new Map<string, string>();
+  /**
+   * The Pods of unfinished jobs that the Pod cache has shown (jobId → Pod names), from the
+   * cache's own events, so a Pod created and deleted between two reconciles counts too: a
+   * missing Pod that existed was lost, not one still to be created.
+   */
+  private readonly seenPods = new Map<string, Set<string>>();
 
   constructor(deps: JobReconcilerDeps) {
     this.d = deps;
+    deps.podCache.on((_type, pod) => {
+      const jobId = pod.metadata?.labels?.[JOB_LABEL];
+      const name = pod.metadata?.name;
+      if (!jobId || !name) return;
+      const job = deps.jobCache.get(jobId);
+      if (!job || isTerminal(job.status?.phase)) return;
+      const names = this.seenPods.get(jobId) ?? new Set<string>();
+      names.add(name);
+      this.seenPods.set(jobId, names);
+    });
   }
 
   async reconcile(jobId: string): Promise<HandlerResult | undefined> {
@@ -78,6 +94,7 @@ export class JobReconciler {
     const cached = d.jobCache.get(jobId);
     const job = cached && later(cached, this.written.get(jobId));
     if (job === cached) this.written.delete(jobId);
+    if (!job || isTerminal(job.status?.phase)) this.seenPods.delete(jobId);
     if (!job) {
       this.awaitingReservation.delete(jobId);
       // Owned Pods of a deleted job: nothing else (no garbage collector in every cluster) removes them.
@@ -89,6 +106,8 @@ export class JobReconciler {
     const attempts = job.status?.attempts ?? 0;
     const name = podName(jobId, Math.max(1, attempts));
     const pod = d.podCache.get(name);
+    if (pod && !isTerminal(job.status?.phase))
+      this.seenPods.set(jobId, (this.seenPods.get(jobId) ?? new Set<string>()).add(name));
     // A Pod this process just created and the cache does not show yet: its event brings the
     // job back (deciding now would take it for missing and create it again).
     const created = this.createdPods.get(name);
@@ -116,6 +135,7 @@ export class JobReconciler {
       admitted:
         waiting && reserved && runtime !== undefined && d.admission.admits(job, runtime.maxConcurrency),
       reserved,
+      podSeen: this.seenPods.get(jobId)?.has(name) ?? false,
       now,
       settings: d.settings,
     });
@@ -123,7 +143,11 @@ export class JobReconciler {
     const create = decision.actions.find((a) => a.kind === 'createPod');
     // Counted as starting before the admitting write: other jobs of the model are decided
     // while it is in flight, and must not take the same slot.
-    if (create && runtime) d.admission.markStarted(job);
+    if (create && runtime) {
+      d.admission.markStarted(job);
+      // Before the write that admits the job: a job whose Pod may not be made stays pending.
+      await this.checkCredentials(job, runtime);
+    }
     if (create && runtime && !create.afterStatus) await this.startPod(job, create.attempt, runtime, now);
     if (decision.status) {
       try {
@@ -157,15 +181,6 @@ export class JobReconciler {
     );
     const pod = buildWorkerPod(job, attempt, runtime, { ...d.pod, blobGrant: grant });
     d.admission.markStarted(job);
-    // No Pod references a Secret that is not model credentials; the job waits (and the key
-    // retries with backoff) until the catalog or the Secret is fixed, or its queue time ends.
-    // After markStarted: admission was decided without a pause, and this check may read.
-    await d.credentials?.check(runtime).catch((err: unknown) => {
-      d.admission.unmark(job);
-      const subject = { apiVersion: API_VERSION, kind: 'GenerationJob', name: jobId, uid: job.metadata.uid };
-      void d.events.record(subject, 'Warning', 'CredentialsRefused', String((err as Error).message));
-      throw err;
-    });
     try {
       await createPod(d.kube, pod);
     } catch (err) {
@@ -175,6 +190,27 @@ export class JobReconciler {
       }
     }
     if (!d.podCache.get(pod.metadata?.name ?? '')) this.createdPods.set(pod.metadata?.name ?? '', now);
+  }
+
+  /**
+   * No Pod references a Secret that is not model credentials; the job waits (and the key
+   * retries with backoff) until the catalog or the Secret is fixed, or its queue time ends.
+   * Called after markStarted (admission was decided without a pause, and this check may
+   * read) and before the status write that admits the job, so a refused job stays pending.
+   */
+  private async checkCredentials(job: GenerationJob, runtime: Runtime): Promise<void> {
+    const d = this.d;
+    await d.credentials?.check(runtime).catch((err: unknown) => {
+      d.admission.unmark(job);
+      const subject = {
+        apiVersion: API_VERSION,
+        kind: 'GenerationJob',
+        name: job.metadata.name ?? '',
+        uid: job.metadata.uid,
+      };
+      void d.events.record(subject, 'Warning', 'CredentialsRefused', String((err as Error).message));
+      throw err;
+    });
   }
 
   /**
