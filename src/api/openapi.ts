@@ -134,7 +134,18 @@ const operations: Operation[] = [
       'Scope: check_status. `text/event-stream`: an `event: job` whose data is the job record (as GET /v1/jobs/{jobId}) on every change, with an `id:` a client sends back as `Last-Event-ID` to resume without loss; a `: heartbeat` comment every 15 s; the stream ends after the terminal record (a finished job: one event). 204 when the Last-Event-ID already names the terminal record.',
     security: 'bearer',
     scope: 'check_status',
-    responses: { 200: z.string().describe('Server-Sent Events; each data line is a job record') },
+    // Each event of the stream, as a client's SSE parser gives it (OpenAPI has no item schema
+    // for text/event-stream before 3.2; fuzzers validate every parsed event against this).
+    responses: {
+      200: z
+        .looseObject({
+          event: z.literal('job'),
+          id: z.string().describe('send back as Last-Event-ID to resume after it'),
+          data: z.string().describe('the job record (as GET /v1/jobs/{jobId} answers it), as JSON'),
+          retry: z.number().int().optional(),
+        })
+        .describe('One Server-Sent Event; heartbeats are comments and carry no event'),
+    },
     contentType: 'text/event-stream',
     empty: { 204: 'The client already holds the terminal record: nothing more will come' },
     errors: [400, ...AUTH, 404, 503],

@@ -1091,7 +1091,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "job";
+                        /** @description send back as Last-Event-ID to resume after it */
+                        id: string;
+                        /** @description the job record (as GET /v1/jobs/{jobId} answers it), as JSON */
+                        data: string;
+                        retry?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description The client already holds the terminal record: nothing more will come */
