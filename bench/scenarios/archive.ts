@@ -6,6 +6,7 @@
  * and reads of archived jobs (GET, a 50-job list page) are timed through the api.
  */
 import { randomUUID } from 'node:crypto';
+import { encodeCursor } from '../../src/api/jobs/list.ts';
 import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
@@ -169,9 +170,7 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
       // Pages deep in the history (up to 1,000 rows in), each a full page of 50.
       const cursors = archived
         .slice(0, Math.min(1_000, archived.length - 50))
-        .map((j) =>
-          Buffer.from(JSON.stringify([j.metadata.creationTimestamp, j.metadata.name])).toString('base64url'),
-        );
+        .map((j) => encodeCursor([String(j.metadata.creationTimestamp ?? ''), j.metadata.name ?? '']));
       const list = await closedLoop(16, ctx.quick ? 1_000 : 10_000, async (i) => {
         const res = await on.client.call('GET', `/v1/jobs?limit=50&cursor=${cursors[i % cursors.length]}`, {
           key,

@@ -39,8 +39,13 @@ export function listPage(
   const last = page.at(-1);
   return {
     jobs: page.map(({ j }) => jobRecord(j)),
-    nextCursor: matching.length > q.limit && last ? `${last.key[0]}_${last.key[1]}` : null,
+    nextCursor: matching.length > q.limit && last ? encodeCursor(last.key) : null,
   };
+}
+
+/** The cursor of a position in the list: `<createdAt>_<name>` (JOB_CURSOR in schemas.ts). */
+export function encodeCursor(key: Key): string {
+  return `${key[0]}_${key[1]}`;
 }
 
 /** `<createdAt>_<name>` (JOB_CURSOR in schemas.ts): any such string is a position in the list. */
