@@ -111,6 +111,11 @@ describe('a finished job moves from etcd to the archive', () => {
     expect(none.jobs).toEqual([]);
   });
 
+  it('a list filter that is not a slug (a NUL byte) is a 400, never a query the archive refuses', async () => {
+    const res = await s.call('/v1/jobs?model=%00%3F', { key });
+    expect([res.status, (await res.json()).code]).toEqual([400, 'VALIDATION_ERROR']);
+  });
+
   it('is archived before its resource goes, reads back byte for byte, and its Idempotency-Key still replays', async () => {
     const res = await submit('lighthouse-1');
     const { jobId } = await res.json();

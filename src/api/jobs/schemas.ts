@@ -173,12 +173,22 @@ export const CancelResult = z.object({
  * is one the server takes. ASCII classes, not \\d: other regex engines read \\d as any
  * Unicode digit.
  */
+/** `<provider>/<model>/<capability>` as the catalog spells its parts (src/catalog/schema.ts). */
+const SLUG_PART = '[a-z0-9](?:[a-z0-9._-]{0,61}[a-z0-9])?';
+export const MODEL_FILTER = new RegExp(`^${SLUG_PART}/${SLUG_PART}/[a-z0-9]+(?:-[a-z0-9]+)*$`);
+
 export const JOB_CURSOR =
   /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z_[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 export const JobListQuery = z.strictObject({
   status: z.enum(['pending', 'processing', 'completed', 'failed', 'cancelled']).optional(),
-  model: z.string().max(253).optional(),
+  // A full slug, as jobs record it: anything else matches no job, and a value such as a NUL
+  // byte must never reach the archive's query (PostgreSQL refuses it in text).
+  model: z
+    .string()
+    .max(253)
+    .regex(MODEL_FILTER, 'a model slug <provider_id>/<model_name>/<capability>')
+    .optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z
     .string()
