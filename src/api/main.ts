@@ -6,8 +6,6 @@ import type { Catalog } from '../catalog/index.ts';
 import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
 import { blobSettings, type Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { labelValue } from '../jobs/labels.ts';
-import { phaseOf } from '../jobs/record.ts';
 import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { crInformer } from '../k8s/cr-informer.ts';
@@ -71,8 +69,6 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const uploads = crInformer<Upload>(kube, r.uploads, log);
   jobs.addIndex('account', (j) => [j.spec.account]);
   uploads.addIndex('account', (u) => [u.spec.account]);
-  // Submit answers with an ETA from the model's queue length: counted, not scanned.
-  jobs.addIndex('pendingModel', (j) => (phaseOf(j) === 'pending' ? [labelValue(j.spec.model)] : []));
   const watcher = new CatalogWatcher({
     informer: configMapInformer(kube, CATALOG_SELECTOR, log.child({ informer: 'catalog' })),
     events: new EventRecorder(kube, 'genjobs-api', log),
@@ -115,7 +111,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   });
   const archive = deps.archive ?? (await openArchive(config, log));
   const queue = new QueueView({ jobs, catalog, now });
-  const hub = new StreamHub({ jobs, record: (j) => queue.record(j) });
+  const hub = new StreamHub({ jobs, changes: queue, record: (j) => queue.record(j) });
   const service = new JobService({
     archive,
     jobs: r.jobs,

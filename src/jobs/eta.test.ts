@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, playQueue, RunTimes, remainingSeconds } from './eta.ts';
+import { fitRuns, median, playQueue, RunTimes, remainingSeconds, Slots } from './eta.ts';
 
 describe('RunTimes', () => {
   it('answers the catalog figure until a variant has enough completions', () => {
@@ -37,6 +37,16 @@ describe('RunTimes', () => {
     expect(t.runSeconds('v', 240, 6)).toBe(12);
   });
 
+  it('tells whether an observation changed the history, and refits only then', () => {
+    const t = new RunTimes({ minHistory: 1 });
+    expect(t.observe('v', 'a', 1, 8)).toBe(true);
+    const fit = t.fit('v');
+    expect(t.observe('v', 'a', 1, 8)).toBe(false);
+    expect(t.fit('v')).toBe(fit);
+    expect(t.observe('v', 'b', 2, 10)).toBe(true);
+    expect(t.fit('v')).not.toBe(fit);
+  });
+
   it('ignores impossible observations', () => {
     const t = new RunTimes({ minHistory: 1 });
     t.observe('v', 'a', 1, -1);
@@ -58,7 +68,62 @@ describe('playQueue', () => {
   });
 
   it('tells where a job queued next would start', () => {
-    expect(playQueue({ capacity: 2, runningRemaining: [5] }, [10, 10]).free[0]).toBe(10);
+    expect(playQueue({ capacity: 2, runningRemaining: [5] }, [10, 10]).next).toBe(10);
+  });
+
+  it('a variant with a huge capacity costs no more than its jobs (slots free now are counted, not listed)', () => {
+    // Listing a billion free slots would take gigabytes and never end in the test's time.
+    const runs = Array.from({ length: 1_000 }, () => 3);
+    const played = playQueue({ capacity: 1e9, runningRemaining: [1] }, runs);
+    expect(played.starts.every((s) => s === 0)).toBe(true);
+    expect(played.next).toBe(0);
+  });
+});
+
+describe('Slots', () => {
+  it('never starts a job before now, even on a slot that freed earlier', () => {
+    const slots = new Slots(1, [100]);
+    expect(slots.take(50, 500)).toBe(500);
+    expect(slots.next(500)).toBe(550);
+    expect(slots.take(50, 0)).toBe(550);
+  });
+});
+
+describe('fitRuns', () => {
+  it('finds the fixed part and the part per unit of work', () => {
+    const samples = [4, 6, 8, 4, 6, 8].map((units) => ({ units, seconds: 1.5 + 0.25 * units }));
+    const fit = fitRuns(samples);
+    expect(fit.fixed).toBeCloseTo(1.5);
+    expect(fit.perUnit).toBeCloseTo(0.25);
+  });
+
+  it('a few runs slowed by a busy node barely move it', () => {
+    const samples = [4, 6, 8, 4, 6, 8, 4, 6, 8].map((units) => ({ units, seconds: 1 + 0.5 * units }));
+    samples[0]!.seconds = 40;
+    samples[4]!.seconds = 60;
+    const fit = fitRuns(samples);
+    expect(fit.fixed + fit.perUnit * 6).toBeCloseTo(4, 0);
+  });
+
+  it('one size of work only: the median run, proportional to the units', () => {
+    expect(
+      fitRuns([
+        { units: 1, seconds: 2 },
+        { units: 1, seconds: 30 },
+        { units: 1, seconds: 3 },
+      ]),
+    ).toEqual({
+      fixed: 0,
+      perUnit: 3,
+    });
+  });
+
+  it('a line that would need a negative fixed part falls back to runs proportional to the work', () => {
+    const fit = fitRuns([
+      { units: 4, seconds: 1 },
+      { units: 8, seconds: 8 },
+    ]);
+    expect(fit.fixed).toBe(0);
   });
 });
 

@@ -1,29 +1,40 @@
+import TinyQueue from 'tinyqueue';
+
 /**
  * Run-time history per model variant and the completion estimate built on it. The
- * estimate is what the service observes: the median of a variant's last completions
- * (per unit of work: a video's seconds), falling back to the catalog's `typicalSeconds`
- * until there are enough of them, and the variant's slots as they free up.
+ * estimate is what the service observes: a variant's recent completions, fitted as a fixed
+ * part plus a part per unit of work (a video's seconds), falling back to the catalog's
+ * `typicalSeconds` until there are enough of them, and the variant's slots as they free up.
  */
 
-/** Completions kept per variant: recent enough to follow a change, enough for a stable median. */
+/** Completions kept per variant: recent enough to follow a change, enough for a stable fit. */
 export const HISTORY_SIZE = 50;
-/** Completions a variant needs before its median replaces the catalog's typical time. */
+/** Completions a variant needs before its history replaces the catalog's typical time. */
 export const MIN_HISTORY = 5;
 
 interface Sample {
   jobId: string;
   /** When the job completed (ms): the window keeps the latest, whatever order they arrive in. */
   at: number;
-  /** Run seconds per unit of work. */
+  seconds: number;
+  units: number;
+}
+
+/** Run seconds of a job of `units` work: `fixed + perUnit × units`. */
+export interface RunFit {
+  fixed: number;
   perUnit: number;
 }
 
 /**
- * The last {@link HISTORY_SIZE} completions of each variant. A job is counted once however
- * often the cache shows it (its status changes after completion: webhook delivery state).
+ * The last {@link HISTORY_SIZE} completions of each variant, and the run time they predict.
+ * A job is counted once however often the cache shows it (its status changes after
+ * completion: webhook delivery state). The fit is computed once per change of the history,
+ * never per question: estimates are asked for on every submit and every queue move.
  */
 export class RunTimes {
   private readonly samples = new Map<string, Sample[]>();
+  private readonly fits = new Map<string, RunFit | undefined>();
   private readonly size: number;
   private readonly minHistory: number;
 
@@ -32,16 +43,22 @@ export class RunTimes {
     this.minHistory = opts.minHistory ?? MIN_HISTORY;
   }
 
-  /** Records a completed job's run: `seconds` for `units` of work (1 for an image). */
-  observe(variant: string, jobId: string, completedAt: number, seconds: number, units = 1): void {
-    if (!Number.isFinite(seconds) || seconds < 0 || !(units > 0) || !Number.isFinite(completedAt)) return;
+  /**
+   * Records a completed job's run: `seconds` for `units` of work (1 for an image). True when
+   * the history changed (estimates of the variant may have moved).
+   */
+  observe(variant: string, jobId: string, completedAt: number, seconds: number, units = 1): boolean {
+    if (!Number.isFinite(seconds) || seconds < 0 || !(units > 0) || !Number.isFinite(completedAt))
+      return false;
     const list = this.samples.get(variant) ?? [];
-    if (list.some((s) => s.jobId === jobId)) return;
-    if (list.length >= this.size && completedAt <= list[0]!.at) return;
+    if (list.some((s) => s.jobId === jobId)) return false;
+    if (list.length >= this.size && completedAt <= list[0]!.at) return false;
     const at = list.findIndex((s) => s.at > completedAt);
-    list.splice(at < 0 ? list.length : at, 0, { jobId, at: completedAt, perUnit: seconds / units });
+    list.splice(at < 0 ? list.length : at, 0, { jobId, at: completedAt, seconds, units });
     if (list.length > this.size) list.shift();
     this.samples.set(variant, list);
+    this.fits.delete(variant);
+    return true;
   }
 
   /** How many completions of the variant are remembered. */
@@ -49,18 +66,88 @@ export class RunTimes {
     return this.samples.get(variant)?.length ?? 0;
   }
 
-  /** Expected run seconds of a job of `units` work: observed median, or the catalog's figure. */
+  /** Expected run seconds of a job of `units` work: from the observed fit, or the catalog's figure. */
   runSeconds(variant: string, typicalSeconds: number, units = 1): number {
-    const list = this.samples.get(variant);
-    if (!list || list.length < this.minHistory) return typicalSeconds;
-    return median(list.map((s) => s.perUnit)) * units;
+    const fit = this.fit(variant);
+    return fit ? fit.fixed + fit.perUnit * units : typicalSeconds;
   }
+
+  /** The variant's fit, or undefined until it has {@link MIN_HISTORY} completions. */
+  fit(variant: string): RunFit | undefined {
+    if (this.fits.has(variant)) return this.fits.get(variant);
+    const list = this.samples.get(variant);
+    const fit = list && list.length >= this.minHistory ? fitRuns(list) : undefined;
+    this.fits.set(variant, fit);
+    return fit;
+  }
+}
+
+/**
+ * A robust line through (units, seconds): Theil–Sen, the median of the slopes between
+ * samples of different units and the median of what is left. A few runs slowed by a busy
+ * node move it little, which a least-squares line would follow. Starting a worker costs
+ * the same for a 4 s and an 8 s video, so a fixed part is fitted, not assumed zero. With
+ * one size of work only (every image) the median run scales with the units, as before.
+ */
+export function fitRuns(samples: ReadonlyArray<{ seconds: number; units: number }>): RunFit {
+  const slopes: number[] = [];
+  for (let i = 0; i < samples.length; i++) {
+    for (let j = i + 1; j < samples.length; j++) {
+      const a = samples[i]!;
+      const b = samples[j]!;
+      if (a.units !== b.units) slopes.push((b.seconds - a.seconds) / (b.units - a.units));
+    }
+  }
+  const proportional = () => ({ fixed: 0, perUnit: median(samples.map((s) => s.seconds / s.units)) });
+  if (slopes.length === 0) return proportional();
+  const perUnit = Math.max(0, median(slopes));
+  const fixed = median(samples.map((s) => s.seconds - perUnit * s.units));
+  // A negative fixed part is noise, not physics: fall back to runs proportional to the work.
+  return fixed >= 0 ? { fixed, perUnit } : proportional();
 }
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * The slots of one variant as the controller fills them, oldest waiting job first: when
+ * each slot frees up (ms). Slots free now are counted, not listed, so a variant with a
+ * capacity of 100,000 costs what one with 4 does; the busy ones are a min-heap.
+ */
+export class Slots {
+  /** Slots free from the start. */
+  private idle: number;
+  /** When each busy slot frees up, soonest first. */
+  private readonly busy: TinyQueue<number>;
+
+  /**
+   * `capacity`: the variant's slots (a paused variant, 0, is played as one: the honest best
+   * guess of a wait that has no end). `busyUntil`: when each running job is expected to end;
+   * with more running than slots (the capacity was lowered) only the latest ends matter.
+   */
+  constructor(capacity: number, busyUntil: readonly number[]) {
+    const slots = Math.max(1, capacity);
+    const ends = [...busyUntil].sort((a, b) => a - b);
+    this.busy = new TinyQueue(ends.slice(Math.max(0, ends.length - slots)), (a, b) => a - b);
+    this.idle = slots - this.busy.length;
+  }
+
+  /** When the next job would start, no earlier than `now`. */
+  next(now: number): number {
+    return this.idle > 0 ? now : Math.max(now, this.busy.peek()!);
+  }
+
+  /** Starts a job of `runMs` on the first free slot; answers when it starts. */
+  take(runMs: number, now: number): number {
+    const start = this.next(now);
+    if (this.idle > 0) this.idle--;
+    else this.busy.pop();
+    this.busy.push(start + runMs);
+    return start;
+  }
 }
 
 /** The slots of one variant, as the controller fills them: oldest waiting job first. */
@@ -72,33 +159,17 @@ export interface QueueState {
 }
 
 /**
- * Plays a variant's queue forward: the slots free up as the running jobs end, and each
- * waiting job (oldest first, with its expected run seconds) takes the first free slot.
- * Answers when each waiting job starts, in seconds from now, and when the slots are free
- * after all of them (where a job queued next would start). A paused variant (capacity 0)
- * never starts a job: it is estimated as if it had one slot, the honest best guess.
+ * Plays a variant's queue forward from now (0): the slots free up as the running jobs end,
+ * and each waiting job (oldest first, with its expected run seconds) takes the first free
+ * slot. Answers when each waiting job starts, and when a job queued after all of them would.
  */
-export function playQueue(
-  q: QueueState,
-  waitingRuns: readonly number[],
-): { starts: number[]; free: number[] } {
-  const slots = Math.max(1, q.capacity);
-  const running = q.runningRemaining.map((r) => Math.max(0, r)).sort((a, b) => a - b);
-  // More jobs running than slots (the capacity was lowered): the first slot frees when
-  // enough of them have ended, so only the last `slots` end times matter.
-  const free = running.slice(Math.max(0, running.length - slots));
-  while (free.length < slots) free.unshift(0);
-  const starts = waitingRuns.map((run) => {
-    const start = free.shift()!;
-    insertSorted(free, start + run);
-    return start;
-  });
-  return { starts, free };
-}
-
-function insertSorted(list: number[], value: number): void {
-  const at = list.findIndex((t) => t > value);
-  list.splice(at < 0 ? list.length : at, 0, value);
+export function playQueue(q: QueueState, waitingRuns: readonly number[]): { starts: number[]; next: number } {
+  const slots = new Slots(
+    q.capacity,
+    q.runningRemaining.map((r) => Math.max(0, r)),
+  );
+  const starts = waitingRuns.map((run) => slots.take(run, 0));
+  return { starts, next: slots.next(0) };
 }
 
 /**

@@ -1,3 +1,5 @@
+import TinyQueue from 'tinyqueue';
+
 /**
  * The one work queue of the controllers, in the manner of client-go's rate-limited queue:
  * keys, not objects; a key waiting twice is queued once; a key being processed is never
@@ -64,7 +66,7 @@ export class WorkQueue {
   private readonly dirty = new Map<string, number>();
   private readonly processing = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly delayed: Delayed[] = [];
+  private readonly delayed = new TinyQueue<Delayed>([], (a, b) => a.at - b.at);
   private readonly delayedAt = new Map<string, number>();
   private timer: unknown;
   private timerAt = Number.POSITIVE_INFINITY;
@@ -129,7 +131,7 @@ export class WorkQueue {
     const existing = this.delayedAt.get(key);
     if (existing !== undefined && existing <= at) return;
     this.delayedAt.set(key, at);
-    heapPush(this.delayed, { at, key });
+    this.delayed.push({ at, key });
     this.arm();
   }
 
@@ -158,7 +160,7 @@ export class WorkQueue {
   }
 
   private arm(): void {
-    const next = this.delayed[0];
+    const next = this.delayed.peek();
     if (!next || !this.running || next.at >= this.timerAt) return;
     if (this.timer !== undefined) this.opts.clock.clearTimeout(this.timer);
     this.timerAt = next.at;
@@ -169,8 +171,8 @@ export class WorkQueue {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
     const now = this.opts.clock.now();
-    while (this.delayed[0] && this.delayed[0].at <= now) {
-      const { at, key } = heapPop(this.delayed)!;
+    while ((this.delayed.peek()?.at ?? Number.POSITIVE_INFINITY) <= now) {
+      const { at, key } = this.delayed.pop()!;
       // A stale heap entry (the key was rescheduled earlier) is skipped.
       if (this.delayedAt.get(key) !== at) continue;
       this.delayedAt.delete(key);
@@ -212,35 +214,4 @@ export class WorkQueue {
       this.pump();
     }
   }
-}
-
-function heapPush(heap: Delayed[], item: Delayed): void {
-  heap.push(item);
-  let i = heap.length - 1;
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (heap[parent]!.at <= heap[i]!.at) break;
-    [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
-    i = parent;
-  }
-}
-
-function heapPop(heap: Delayed[]): Delayed | undefined {
-  const top = heap[0];
-  const last = heap.pop();
-  if (heap.length > 0 && last) {
-    heap[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && heap[l]!.at < heap[m]!.at) m = l;
-      if (r < heap.length && heap[r]!.at < heap[m]!.at) m = r;
-      if (m === i) break;
-      [heap[m], heap[i]] = [heap[i]!, heap[m]!];
-      i = m;
-    }
-  }
-  return top;
 }

@@ -49,6 +49,7 @@ function setup() {
   const timers: Array<{ fn: () => void; cleared: boolean }> = [];
   const hub = new StreamHub({
     jobs: cache,
+    changes: { on: (l) => cache.on((type, job) => l(type, job, true)) },
     record: (j) => ({ ...jobRecord(j), ...(j.status?.phase === 'pending' ? { queuePosition: 0 } : {}) }),
     setInterval: (fn) => {
       const t = { fn, cleared: false };

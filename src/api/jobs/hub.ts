@@ -1,6 +1,7 @@
 import type { JobRecord } from '../../jobs/record.ts';
 import type { EventType, Informer } from '../../k8s/informer.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
+import type { QueueListener } from './queue.ts';
 
 /** One open event stream: where to write, and what it has sent. */
 export interface Stream {
@@ -13,7 +14,12 @@ export interface Stream {
 }
 
 export interface HubOptions {
-  jobs: Pick<Informer<GenerationJob>, 'on' | 'get'>;
+  jobs: Pick<Informer<GenerationJob>, 'get'>;
+  /**
+   * The job cache's changes, each once the queue view has taken it in (QueueView.on), with
+   * whether the variant's queue moved: only then do the other streams of the variant need a look.
+   */
+  changes: { on(listener: QueueListener): void };
   record: (job: GenerationJob) => JobRecord;
   /** Interval of the heartbeat comment that keeps proxies from closing idle streams. */
   heartbeatMs?: number;
@@ -52,7 +58,7 @@ export class StreamHub {
 
   constructor(o: HubOptions) {
     this.o = o;
-    o.jobs.on((type, job) => this.onJob(type, job));
+    o.changes.on((type, job, moved) => this.onJob(type, job, moved));
   }
 
   /** Open streams (metrics, tests). */
@@ -106,7 +112,7 @@ export class StreamHub {
     return false;
   }
 
-  private onJob(type: EventType, job: GenerationJob): void {
+  private onJob(type: EventType, job: GenerationJob, moved: boolean): void {
     const name = job.metadata.name ?? '';
     if (type === 'delete') {
       // Gone from the cluster (expired or archived): its last record was sent already.
@@ -118,6 +124,7 @@ export class StreamHub {
       for (const s of [...(this.byJob.get(name) ?? [])]) this.send(s, job);
     }
     // Others of the variant may have moved up the queue.
+    if (!moved) return;
     for (const s of [...(this.byModel.get(job.spec.model) ?? [])]) {
       if (s.jobId === name) continue;
       const other = this.o.jobs.get(s.jobId);

@@ -21,6 +21,10 @@ function fakeCache() {
       jobs.set(job.metadata.name ?? '', job);
       for (const l of listeners) l('update', job);
     },
+    remove(job: GenerationJob) {
+      jobs.delete(job.metadata.name ?? '');
+      for (const l of listeners) l('delete', job);
+    },
   };
 }
 
@@ -106,5 +110,52 @@ describe('QueueView', () => {
   it('finished jobs carry no queue fields', () => {
     const q = new QueueView({ jobs: fakeCache(), catalog: catalog(1), now: () => T0 });
     expect(q.queueFields(aJob('x', 0, { phase: 'failed' }))).toEqual({});
+  });
+
+  it('positions stay exact as jobs join in the middle of the queue and leave it', () => {
+    const cache = fakeCache();
+    const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => T0 });
+    for (const [name, at] of [['b', 1], ['d', 1], ['a', 0]] as const) cache.set(aJob(name, at));
+    // Same creation second: the controller admits by name, so c comes between b and d.
+    cache.set(aJob('c', 1));
+    const position = (name: string, at: number) => q.queueFields(aJob(name, at)).queuePosition;
+    expect(['a', 'b', 'c', 'd'].map((n, i) => position(n, i === 0 ? 0 : 1))).toEqual([0, 1, 2, 3]);
+    cache.set(aJob('b', 1, { phase: 'cancelled' }));
+    expect([position('a', 0), position('c', 1), position('d', 1)]).toEqual([0, 1, 2]);
+    cache.remove(aJob('a', 0));
+    expect([position('c', 1), position('d', 1)]).toEqual([0, 1]);
+  });
+
+  it('tells listeners whether the queue moved: not for a job joining at the end or a status-only change', () => {
+    const cache = fakeCache();
+    const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => T0 });
+    const moves: Array<[string, boolean]> = [];
+    q.on((_type, job, moved) => moves.push([job.metadata.name ?? '', moved]));
+    cache.set(aJob('first', 0));
+    q.queueFields(aJob('first', 0)); // a reader plays the queue
+    cache.set(aJob('second', 1));
+    cache.set(aJob('second', 1, { conditions: [] })); // the controller notes it waits: no move
+    cache.set(aJob('first', 0, { phase: 'processing', attempts: 1, startedAt: new Date(T0).toISOString() }));
+    expect(moves).toEqual([
+      ['first', true],
+      ['second', false],
+      ['second', false],
+      ['first', true],
+    ]);
+  });
+
+  it('a job joining at the end takes the next free slot of the current play', () => {
+    const cache = fakeCache();
+    const q = new QueueView({ jobs: cache, catalog: catalog(2), now: () => T0 });
+    const eta = (name: string, at: number) => Date.parse(q.queueFields(aJob(name, at)).estimatedCompletionTime!);
+    cache.set(aJob('one', 0));
+    expect(eta('one', 0)).toBe(T0 + 240_000);
+    cache.set(aJob('two', 1));
+    cache.set(aJob('three', 2));
+    // Two slots: two start now, the third when the first ends.
+    expect([eta('two', 1), eta('three', 2)]).toEqual([T0 + 240_000, T0 + 480_000]);
+    // What a submit answers before the cache shows its job: behind all three.
+    expect(eta('four', 3)).toBe(T0 + 480_000);
+    expect(q.queueFields(aJob('four', 3)).queuePosition).toBe(3);
   });
 });

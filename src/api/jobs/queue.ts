@@ -1,70 +1,167 @@
 import type { Catalog, Variant } from '../../catalog/index.ts';
-import { playQueue, RunTimes, remainingSeconds } from '../../jobs/eta.ts';
-import { labelValue } from '../../jobs/labels.ts';
+import { RunTimes, remainingSeconds, Slots } from '../../jobs/eta.ts';
 import { type JobRecord, jobRecord, phaseOf } from '../../jobs/record.ts';
 import type { EventType, Informer } from '../../k8s/informer.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 
-const UNFINISHED = 'queue:unfinished-by-model';
-/** A variant's queue is played again at most this often while nothing in it changes. */
+/** A variant's estimates are played again at most this long after the last time, if nothing moved. */
 const SNAPSHOT_MAX_AGE_MS = 2_000;
 /** Run time assumed for a variant the catalog no longer lists. */
 const UNKNOWN_TYPICAL_SECONDS = 60;
 
-interface Snapshot {
-  at: number;
-  /** Pending jobs: position and expected completion (ms). */
-  waiting: Map<string, { position: number; eta: number }>;
-  /** Jobs holding a slot: expected completion (ms). */
-  running: Map<string, number>;
-  /** When slots free up after every waiting job (s from `at`): where a new job would start. */
-  free: number[];
-  waitingCount: number;
+/** A pending job in its variant's queue, ordered as the controller admits: oldest first. */
+interface Waiting {
+  name: string;
+  created: string;
+  units: number;
 }
 
+/** Where a job stands in the view: its variant, and whether it waits or holds a slot. */
+type Place =
+  | { model: string; kind: 'waiting'; entry: Waiting }
+  | { model: string; kind: 'running'; started: number; units: number };
+
+/** The completion estimates of one variant's jobs, played forward at `at`. */
+interface Snapshot {
+  at: number;
+  /** Expected completion (ms) of each unfinished job. */
+  eta: Map<string, number>;
+  /** The slots after every waiting job: where a job queued next starts. */
+  slots: Slots;
+}
+
+/** One variant's queue: the waiting jobs in admission order and the ones holding a slot. */
+class VariantQueue {
+  readonly waiting: Waiting[] = [];
+  readonly running = new Map<string, { started: number; units: number }>();
+  snapshot: Snapshot | undefined;
+}
+
+/**
+ * Called after each change of the job cache has been applied to the view. `moved`: whether
+ * the queue positions or estimates of the variant's other jobs may have changed.
+ */
+export type QueueListener = (type: EventType, job: GenerationJob, moved: boolean) => void;
+
 export interface QueueViewOptions {
-  jobs: Pick<Informer<GenerationJob>, 'addIndex' | 'byIndex' | 'on'>;
+  jobs: Pick<Informer<GenerationJob>, 'on'>;
   catalog: () => Catalog;
   runTimes?: RunTimes;
   now?: () => number;
 }
 
 /**
- * Queue position and completion estimate of unfinished jobs, from the api's job cache: a
- * variant's queue is played forward once (see playQueue) and reused by every reader until
- * a job of that variant changes, so 1,000 streams of one variant cost one pass, not 1,000.
- * Observed run times come from the same cache, so every api replica learns on its own.
+ * Queue position and completion estimate of unfinished jobs, kept from the api's job cache
+ * as it changes. Each variant's waiting jobs are held in admission order (the controller's:
+ * creation time, then name), so a position is a binary search, exact at any moment. The
+ * estimates are played forward once per queue move (a job starts, ends or leaves) and
+ * reused by every reader; a new job takes the next free slot of that play, so a submit
+ * costs O(log n) however long the queue is. Observed run times come from the same cache,
+ * so every api replica learns on its own.
  */
 export class QueueView {
   private readonly o: QueueViewOptions;
   readonly runTimes: RunTimes;
-  private readonly snapshots = new Map<string, Snapshot>();
+  private readonly queues = new Map<string, VariantQueue>();
+  private readonly places = new Map<string, Place>();
+  private readonly listeners: QueueListener[] = [];
 
   constructor(o: QueueViewOptions) {
     this.o = o;
     this.runTimes = o.runTimes ?? new RunTimes();
-    o.jobs.addIndex(UNFINISHED, (j) => (isTerminal(phaseOf(j)) ? [] : [labelValue(j.spec.model)]));
     o.jobs.on((type, job) => this.onJob(type, job));
+  }
+
+  /** Hears every change of the job cache, after the view has taken it in. */
+  on(listener: QueueListener): void {
+    this.listeners.push(listener);
   }
 
   private now(): number {
     return this.o.now?.() ?? Date.now();
   }
 
-  private onJob(type: EventType, job: GenerationJob): void {
-    this.snapshots.delete(job.spec.model);
-    const s = job.status;
-    if (type !== 'delete' && s?.phase === 'completed' && s.startedAt && s.completedAt) {
-      const end = Date.parse(s.completedAt);
-      const variant = this.variant(job.spec.model);
-      this.runTimes.observe(
-        job.spec.model,
-        job.metadata.name ?? '',
-        end,
-        (end - Date.parse(s.startedAt)) / 1000,
-        unitsOf(job, variant),
-      );
+  private queue(model: string): VariantQueue {
+    let q = this.queues.get(model);
+    if (!q) {
+      q = new VariantQueue();
+      this.queues.set(model, q);
     }
+    return q;
+  }
+
+  private onJob(type: EventType, job: GenerationJob): void {
+    const model = job.spec.model;
+    const name = job.metadata.name ?? '';
+    const q = this.queue(model);
+    let moved = this.learn(type, job);
+    const before = this.places.get(name);
+    const after = type === 'delete' ? undefined : this.placeOf(job);
+    if (!samePlace(before, after)) {
+      if (before) this.leave(this.queue(before.model), name, before);
+      if (after?.kind === 'waiting') {
+        moved = this.enter(q, model, after.entry) || moved;
+        this.places.set(name, after);
+      } else if (after?.kind === 'running') {
+        q.running.set(name, { started: after.started, units: after.units });
+        this.places.set(name, after);
+        moved = true;
+      } else {
+        this.places.delete(name);
+      }
+      if (before) moved = true;
+    }
+    if (moved) q.snapshot = undefined;
+    if (q.waiting.length === 0 && q.running.size === 0) this.queues.delete(model);
+    for (const l of this.listeners) l(type, job, moved);
+  }
+
+  /** Takes a completion's run time into the variant's history; true when estimates may change. */
+  private learn(type: EventType, job: GenerationJob): boolean {
+    const s = job.status;
+    if (type === 'delete' || s?.phase !== 'completed' || !s.startedAt || !s.completedAt) return false;
+    const end = Date.parse(s.completedAt);
+    return this.runTimes.observe(
+      job.spec.model,
+      job.metadata.name ?? '',
+      end,
+      (end - Date.parse(s.startedAt)) / 1000,
+      unitsOf(job, this.variant(job.spec.model)),
+    );
+  }
+
+  private placeOf(job: GenerationJob): Place | undefined {
+    const phase = phaseOf(job);
+    if (isTerminal(phase)) return undefined;
+    const model = job.spec.model;
+    const units = unitsOf(job, this.variant(model));
+    if (phase === 'processing' || (job.status?.attempts ?? 0) > 0) {
+      return { model, kind: 'running', started: Date.parse(job.status?.startedAt ?? ''), units };
+    }
+    const entry = { name: job.metadata.name ?? '', created: job.metadata.creationTimestamp ?? '', units };
+    return { model, kind: 'waiting', entry };
+  }
+
+  /**
+   * Puts a new waiting job in its place. Answers whether others moved: not when it queues
+   * behind all of them (each submit), which the current play extends by one job.
+   */
+  private enter(q: VariantQueue, model: string, entry: Waiting): boolean {
+    const at = lowerBound(q.waiting, entry);
+    q.waiting.splice(at, 0, entry);
+    if (at < q.waiting.length - 1 || !q.snapshot) return true;
+    const run = this.runSecondsOf(model, this.variant(model), entry.units) * 1000;
+    q.snapshot.eta.set(entry.name, q.snapshot.slots.take(run, this.now()) + run);
+    return false;
+  }
+
+  private leave(q: VariantQueue, name: string, place: Place): void {
+    if (place.kind === 'running') {
+      q.running.delete(name);
+      return;
+    }
+    const at = lowerBound(q.waiting, place.entry);
+    if (q.waiting[at]?.name === name) q.waiting.splice(at, 1);
   }
 
   private variant(model: string): Variant | undefined {
@@ -75,68 +172,64 @@ export class QueueView {
     }
   }
 
-  private runOf(job: GenerationJob, variant: Variant | undefined): number {
+  private runSecondsOf(model: string, variant: Variant | undefined, units: number): number {
     const typical = variant?.runtime.typicalSeconds ?? UNKNOWN_TYPICAL_SECONDS;
-    return this.runTimes.runSeconds(job.spec.model, typical, unitsOf(job, variant));
+    return this.runTimes.runSeconds(model, typical, units);
   }
 
-  /** Expected run seconds of a job of the model with this input (CONCURRENT_JOBS_EXCEEDED's Retry-After). */
+  /** Expected run seconds of a job of the model (CONCURRENT_JOBS_EXCEEDED's Retry-After). */
   runSeconds(model: string, typicalSeconds: number): number {
     return this.runTimes.runSeconds(model, typicalSeconds);
   }
 
-  private snapshot(model: string): Snapshot {
+  /** The variant's estimates, played again when something moved or time has passed. */
+  private snapshot(model: string, q: VariantQueue): Snapshot {
     const now = this.now();
-    const cached = this.snapshots.get(model);
-    if (cached && now - cached.at < SNAPSHOT_MAX_AGE_MS) return cached;
+    if (q.snapshot && now - q.snapshot.at < SNAPSHOT_MAX_AGE_MS) return q.snapshot;
     const variant = this.variant(model);
-    const running = new Map<string, number>();
-    const remaining: number[] = [];
-    const waiting: GenerationJob[] = [];
-    for (const j of this.o.jobs.byIndex(UNFINISHED, labelValue(model))) {
-      if (j.spec.model !== model) continue;
-      if (phaseOf(j) === 'processing' || (j.status?.attempts ?? 0) > 0) {
-        const started = Date.parse(j.status?.startedAt ?? '');
-        const elapsed = Number.isFinite(started) ? (now - started) / 1000 : 0;
-        const left = remainingSeconds(this.runOf(j, variant), elapsed);
-        running.set(j.metadata.name ?? '', now + left * 1000);
-        remaining.push(left);
-      } else waiting.push(j);
+    const run = (units: number) => this.runSecondsOf(model, variant, units) * 1000;
+    const eta = new Map<string, number>();
+    const ends: number[] = [];
+    for (const [name, r] of q.running) {
+      const expected = run(r.units) / 1000;
+      const elapsed = Number.isFinite(r.started) ? (now - r.started) / 1000 : 0;
+      const end = now + remainingSeconds(expected, elapsed) * 1000;
+      eta.set(name, end);
+      ends.push(end);
     }
-    waiting.sort(oldestFirst);
-    const runs = waiting.map((j) => this.runOf(j, variant));
-    const played = playQueue(
-      { capacity: variant?.runtime.maxConcurrency ?? 1, runningRemaining: remaining },
-      runs,
-    );
-    const positions = new Map<string, { position: number; eta: number }>();
-    waiting.forEach((j, i) => {
-      positions.set(j.metadata.name ?? '', { position: i, eta: now + (played.starts[i]! + runs[i]!) * 1000 });
-    });
-    const snap = { at: now, waiting: positions, running, free: played.free, waitingCount: waiting.length };
-    this.snapshots.set(model, snap);
-    return snap;
+    const slots = new Slots(variant?.runtime.maxConcurrency ?? 1, ends);
+    for (const w of q.waiting) {
+      const ms = run(w.units);
+      eta.set(w.name, slots.take(ms, now) + ms);
+    }
+    q.snapshot = { at: now, eta, slots };
+    return q.snapshot;
   }
 
   /** The queue fields of a job: position (pending only) and expected completion (unfinished only). */
   queueFields(job: GenerationJob): Pick<JobRecord, 'queuePosition' | 'estimatedCompletionTime'> {
-    const phase = phaseOf(job);
-    if (isTerminal(phase)) return {};
+    if (isTerminal(phaseOf(job))) return {};
+    const model = job.spec.model;
     const name = job.metadata.name ?? '';
-    const snap = this.snapshot(job.spec.model);
-    const running = snap.running.get(name);
-    if (running !== undefined) return { estimatedCompletionTime: new Date(running).toISOString() };
-    const waiting = snap.waiting.get(name);
-    if (waiting) {
+    const q = this.queue(model);
+    const snap = this.snapshot(model, q);
+    const place = this.places.get(name);
+    const eta = snap.eta.get(name);
+    if (place?.kind === 'running' && eta !== undefined)
+      return { estimatedCompletionTime: new Date(eta).toISOString() };
+    if (place?.kind === 'waiting' && eta !== undefined) {
       return {
-        queuePosition: waiting.position,
-        estimatedCompletionTime: new Date(waiting.eta).toISOString(),
+        queuePosition: lowerBound(q.waiting, place.entry),
+        estimatedCompletionTime: new Date(eta).toISOString(),
       };
     }
     // Not in the cache yet (just submitted): it queues behind every waiting job.
-    const run = this.runOf(job, this.variant(job.spec.model));
-    const eta = snap.at + ((snap.free[0] ?? 0) + run) * 1000;
-    return { queuePosition: snap.waitingCount, estimatedCompletionTime: new Date(eta).toISOString() };
+    const run = this.runSecondsOf(model, this.variant(model), unitsOf(job, this.variant(model))) * 1000;
+    const entry = { name, created: job.metadata.creationTimestamp ?? '', units: 1 };
+    return {
+      queuePosition: lowerBound(q.waiting, entry),
+      estimatedCompletionTime: new Date(snap.slots.next(this.now()) + run).toISOString(),
+    };
   }
 
   /** The GET record of a job, with its queue fields. */
@@ -153,9 +246,28 @@ export function unitsOf(job: GenerationJob, variant: Variant | undefined): numbe
   return Number.isFinite(n) && n > 0 ? n : 1;
 }
 
-function oldestFirst(a: GenerationJob, b: GenerationJob): number {
-  const ta = a.metadata.creationTimestamp ?? '';
-  const tb = b.metadata.creationTimestamp ?? '';
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  return (a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1;
+function samePlace(a: Place | undefined, b: Place | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.kind === 'waiting' && b.kind === 'waiting') return a.entry.created === b.entry.created;
+  if (a.kind === 'running' && b.kind === 'running')
+    return a.started === b.started || (Number.isNaN(a.started) && Number.isNaN(b.started));
+  return false;
+}
+
+/** Admission order: creation time (whole seconds), then name, as the controller admits. */
+function before(a: Waiting, b: Waiting): boolean {
+  if (a.created !== b.created) return a.created < b.created;
+  return a.name < b.name;
+}
+
+/** Index of the first waiting job not before `entry` (its own index when it is there). */
+function lowerBound(list: readonly Waiting[], entry: Waiting): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (before(list[mid]!, entry)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

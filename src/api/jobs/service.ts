@@ -38,8 +38,8 @@ export interface JobServiceOptions {
   plans: Record<string, number>;
   /** Which webhook targets are allowed (the controller applies the same policy at delivery). */
   webhookPolicy?: TargetPolicy;
-  /** Completion estimates; without it, the catalog's typical run time and the queue length. */
-  eta?: EtaSource;
+  /** Completion estimates and queue positions (queue.ts). */
+  eta: EtaSource;
   now?: () => number;
   onSubmitted?: (model: string, costMicroCents: number) => void;
   onCancelled?: (model: string, refundedMicroCents: number) => void;
@@ -200,13 +200,12 @@ export class JobService {
     }
     draw.done('created');
     this.o.onSubmitted?.(variant.slug, cost);
-    return { ...this.submitResult(job, variant.runtime), duplicate: false };
+    return { ...this.submitResult(job), duplicate: false };
   }
 
   /** The answer to a submit over the plan's concurrency. */
   private busy(active: number, plan: string, maxConcurrent: number, variant: Variant): AppError {
-    const runSeconds =
-      this.o.eta?.runSeconds(variant.slug, variant.runtime.typicalSeconds) ?? variant.runtime.typicalSeconds;
+    const runSeconds = this.o.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds);
     return new AppError(
       'CONCURRENT_JOBS_EXCEEDED',
       `plan ${plan} allows ${maxConcurrent} concurrent jobs and ${active} are running`,
@@ -224,15 +223,15 @@ export class JobService {
         'this Idempotency-Key was used with a different request body',
       );
     }
-    const variant = this.o.catalog().variantsBySlug.get(existing.spec.model);
-    return { ...this.submitResult(existing, variant?.runtime), duplicate: true };
+    return { ...this.submitResult(existing), duplicate: true };
   }
 
-  private submitResult(
-    job: GenerationJob,
-    runtime: { typicalSeconds: number; maxConcurrency: number } | undefined,
-  ) {
-    const eta = this.o.eta?.queueFields(job).estimatedCompletionTime ?? this.plainEta(job, runtime);
+  private submitResult(job: GenerationJob) {
+    // A replay of a finished job has no estimate left: the time it completed is when it did.
+    const eta =
+      this.o.eta.queueFields(job).estimatedCompletionTime ??
+      job.status?.completedAt ??
+      new Date(this.now()).toISOString();
     return {
       jobId: job.metadata.name ?? '',
       requestId: job.spec.requestId ?? '',
@@ -240,17 +239,6 @@ export class JobService {
       estimatedCompletionTime: eta,
       costMicroCents: job.spec.costMicroCents,
     };
-  }
-
-  /** Without a queue view: the queue ahead drained `maxConcurrency` at a time at the typical run time. */
-  private plainEta(
-    job: GenerationJob,
-    runtime: { typicalSeconds: number; maxConcurrency: number } | undefined,
-  ) {
-    const queued = this.o.jobCache.countByIndex('pendingModel', labelValue(job.spec.model));
-    const run = runtime?.typicalSeconds ?? 60;
-    const waves = runtime?.maxConcurrency ? Math.floor(queued / runtime.maxConcurrency) : 0;
-    return new Date(this.now() + (waves + 1) * run * 1000).toISOString();
   }
 
   /**
