@@ -115,7 +115,12 @@ describe('QueueView', () => {
   it('positions stay exact as jobs join in the middle of the queue and leave it', () => {
     const cache = fakeCache();
     const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => T0 });
-    for (const [name, at] of [['b', 1], ['d', 1], ['a', 0]] as const) cache.set(aJob(name, at));
+    for (const [name, at] of [
+      ['b', 1],
+      ['d', 1],
+      ['a', 0],
+    ] as const)
+      cache.set(aJob(name, at));
     // Same creation second: the controller admits by name, so c comes between b and d.
     cache.set(aJob('c', 1));
     const position = (name: string, at: number) => q.queueFields(aJob(name, at)).queuePosition;
@@ -147,7 +152,8 @@ describe('QueueView', () => {
   it('a job joining at the end takes the next free slot of the current play', () => {
     const cache = fakeCache();
     const q = new QueueView({ jobs: cache, catalog: catalog(2), now: () => T0 });
-    const eta = (name: string, at: number) => Date.parse(q.queueFields(aJob(name, at)).estimatedCompletionTime!);
+    const eta = (name: string, at: number) =>
+      Date.parse(q.queueFields(aJob(name, at)).estimatedCompletionTime!);
     cache.set(aJob('one', 0));
     expect(eta('one', 0)).toBe(T0 + 240_000);
     cache.set(aJob('two', 1));
