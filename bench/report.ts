@@ -320,12 +320,30 @@ export function printReport(r: Report): void {
         l.writesPerOp.total,
         l.throughputRatio,
         l.p99Ratio,
+        l.cpu?.msPerItem['kube-apiserver'],
+        l.cpu?.msPerItem.etcd,
+        l.cpu?.msPerItem.api,
+        l.cpu?.msPerItem.bench,
       ]);
     out.push(
       '',
       '1-2. CREATES: raw apiserver vs POST /v1/jobs/submit (paused variant, no controller)',
       table(
-        ['', 'c', 'ops', 'ops/s', 'p50 ms', 'p99 ms', 'writes/op', '÷ raw ops/s', '÷ raw p99'],
+        [
+          '',
+          'c',
+          'ops',
+          'ops/s',
+          'p50 ms',
+          'p99 ms',
+          'writes/op',
+          '÷ raw ops/s',
+          '÷ raw p99',
+          'CPU ms/op: apiserver',
+          'etcd',
+          'api',
+          'bench',
+        ],
         [
           ...rows('raw create', api.raw),
           ...rows('submit, 8 accounts', api.submitSpread8),

@@ -10,6 +10,7 @@ import { type NewResource, resources } from '../../src/k8s/resources.ts';
 import type { GenerationJob } from '../../src/k8s/types.ts';
 import { PAUSED_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace } from '../harness/context.ts';
+import { basePids, type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
 import { pooledKube } from '../harness/pooled.ts';
 import { closedLoop, type LoadResult, ratio, sleep } from '../harness/stats.ts';
 import { perItem, type WriteCounts } from '../harness/writes.ts';
@@ -18,6 +19,8 @@ export interface WriteLevel extends LoadResult {
   /** Successful apiserver writes per operation, by resource. */
   writesPerOp: { total: number; byResource: Record<string, number> };
   conflicts: number;
+  /** CPU by process over the measured operations (the api only runs for submits, but is counted throughout). */
+  cpu: CpuUse;
   /** submit ÷ raw at the same concurrency (submit levels only). */
   throughputRatio?: number;
   p99Ratio?: number;
@@ -46,8 +49,8 @@ export interface ApiScenarioResult {
 
 const INPUT = { prompt: 'a lighthouse at dusk', resolution: '1k' };
 
-function level(load: LoadResult, writes: WriteCounts): WriteLevel {
-  return { ...load, writesPerOp: perItem(writes, load.count), conflicts: writes.conflicts };
+function level(load: LoadResult, writes: WriteCounts, cpu: CpuUse): WriteLevel {
+  return { ...load, writesPerOp: perItem(writes, load.count), conflicts: writes.conflicts, cpu };
 }
 
 function rawBody(): NewResource<GenerationJob> {
@@ -103,10 +106,12 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
       return answer.jobId;
     };
     const warmOf = (c: number) => Math.min(2 * c, 128);
+    const pids = { ...basePids(ctx.cluster.cp), api: proc.pid };
     const measure = async (c: number, n: number, op: (i: number) => Promise<void>) => {
       await closedLoop(c, warmOf(c), op);
+      const before = await cpuSnapshot(pids);
       const { result, writes } = await ctx.meter.around(() => closedLoop(c, n, op, cap));
-      return level(result, writes);
+      return level(result, writes, cpuUse(before, await cpuSnapshot(pids), result.count));
     };
 
     // Interleaved per concurrency, so raw and submit see the same cluster state (object

@@ -288,6 +288,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   });
   pods.on((_type, pod) => {
     const job = pod.metadata?.labels?.[JOB_LABEL];
+    if (job) admission.refresh(job);
     if (job) jobQueue.queue.add(job);
     // A finished job is archived once its Pod is gone.
     if (job && archiver && isTerminal(jobs.get(job)?.status?.phase)) archiveQueue.queue.add(jobKey(job));

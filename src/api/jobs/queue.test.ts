@@ -131,7 +131,7 @@ describe('QueueView', () => {
     expect([position('c', 1), position('d', 1)]).toEqual([0, 1]);
   });
 
-  it('tells listeners whether the queue moved: not for a job joining at the end or a status-only change', () => {
+  it('tells listeners whether the queue moved: when a job starts, not when one joins or its status notes it waits', () => {
     const cache = fakeCache();
     const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => T0 });
     const moves: Array<[string, boolean]> = [];
@@ -142,7 +142,7 @@ describe('QueueView', () => {
     cache.set(aJob('second', 1, { conditions: [] })); // the controller notes it waits: no move
     cache.set(aJob('first', 0, { phase: 'processing', attempts: 1, startedAt: new Date(T0).toISOString() }));
     expect(moves).toEqual([
-      ['first', true],
+      ['first', false],
       ['second', false],
       ['second', false],
       ['first', true],

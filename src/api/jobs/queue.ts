@@ -1,5 +1,6 @@
 import type { Catalog, Variant } from '../../catalog/index.ts';
 import { RunTimes, remainingSeconds, Slots } from '../../jobs/eta.ts';
+import { AdmissionQueue, type Queued, queuedOf } from '../../jobs/order.ts';
 import { type JobRecord, jobRecord, phaseOf } from '../../jobs/record.ts';
 import type { EventType, Informer } from '../../k8s/informer.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
@@ -10,9 +11,7 @@ const SNAPSHOT_MAX_AGE_MS = 2_000;
 const UNKNOWN_TYPICAL_SECONDS = 60;
 
 /** A pending job in its variant's queue, ordered as the controller admits: oldest first. */
-interface Waiting {
-  name: string;
-  created: string;
+interface Waiting extends Queued {
   units: number;
 }
 
@@ -32,7 +31,7 @@ interface Snapshot {
 
 /** One variant's queue: the waiting jobs in admission order and the ones holding a slot. */
 class VariantQueue {
-  readonly waiting: Waiting[] = [];
+  readonly waiting = new AdmissionQueue<Waiting>();
   readonly running = new Map<string, { started: number; units: number }>();
   snapshot: Snapshot | undefined;
 }
@@ -138,20 +137,23 @@ export class QueueView {
     if (phase === 'processing' || (job.status?.attempts ?? 0) > 0) {
       return { model, kind: 'running', started: Date.parse(job.status?.startedAt ?? ''), units };
     }
-    const entry = { name: job.metadata.name ?? '', created: job.metadata.creationTimestamp ?? '', units };
-    return { model, kind: 'waiting', entry };
+    return { model, kind: 'waiting', entry: { ...queuedOf(job), units } };
   }
 
   /**
-   * Puts a new waiting job in its place. Answers whether others moved: not when it queues
-   * behind all of them (each submit), which the current play extends by one job.
+   * Puts a new waiting job in its place; its position is exact from now on. Its estimate
+   * takes the next free slot of the current play, as if it were the last one: a job that
+   * sorts ahead of others only does so within its creation second (the controller's order
+   * breaks ties by name), so what that changes for them is small, and is played out at the
+   * next move. Replaying a long queue on every submit is what this avoids. Others are not
+   * told of a move (their streams show it with the next one).
    */
   private enter(q: VariantQueue, model: string, entry: Waiting): boolean {
-    const at = lowerBound(q.waiting, entry);
-    q.waiting.splice(at, 0, entry);
-    if (at < q.waiting.length - 1 || !q.snapshot) return true;
-    const run = this.runSecondsOf(model, this.variant(model), entry.units) * 1000;
-    q.snapshot.eta.set(entry.name, q.snapshot.slots.take(run, this.now()) + run);
+    q.waiting.put(entry);
+    if (q.snapshot) {
+      const run = this.runSecondsOf(model, this.variant(model), entry.units) * 1000;
+      q.snapshot.eta.set(entry.name, q.snapshot.slots.take(run, this.now()) + run);
+    }
     return false;
   }
 
@@ -160,8 +162,7 @@ export class QueueView {
       q.running.delete(name);
       return;
     }
-    const at = lowerBound(q.waiting, place.entry);
-    if (q.waiting[at]?.name === name) q.waiting.splice(at, 1);
+    q.waiting.remove(place.entry);
   }
 
   private variant(model: string): Variant | undefined {
@@ -198,7 +199,7 @@ export class QueueView {
       ends.push(end);
     }
     const slots = new Slots(variant?.runtime.maxConcurrency ?? 1, ends);
-    for (const w of q.waiting) {
+    for (const w of q.waiting.all) {
       const ms = run(w.units);
       eta.set(w.name, slots.take(ms, now) + ms);
     }
@@ -219,15 +220,14 @@ export class QueueView {
       return { estimatedCompletionTime: new Date(eta).toISOString() };
     if (place?.kind === 'waiting' && eta !== undefined) {
       return {
-        queuePosition: lowerBound(q.waiting, place.entry),
+        queuePosition: q.waiting.position(place.entry),
         estimatedCompletionTime: new Date(eta).toISOString(),
       };
     }
     // Not in the cache yet (just submitted): it queues behind every waiting job.
     const run = this.runSecondsOf(model, this.variant(model), unitsOf(job, this.variant(model))) * 1000;
-    const entry = { name, created: job.metadata.creationTimestamp ?? '', units: 1 };
     return {
-      queuePosition: lowerBound(q.waiting, entry),
+      queuePosition: q.waiting.position(queuedOf(job)),
       estimatedCompletionTime: new Date(snap.slots.next(this.now()) + run).toISOString(),
     };
   }
@@ -252,22 +252,4 @@ function samePlace(a: Place | undefined, b: Place | undefined): boolean {
   if (a.kind === 'running' && b.kind === 'running')
     return a.started === b.started || (Number.isNaN(a.started) && Number.isNaN(b.started));
   return false;
-}
-
-/** Admission order: creation time (whole seconds), then name, as the controller admits. */
-function before(a: Waiting, b: Waiting): boolean {
-  if (a.created !== b.created) return a.created < b.created;
-  return a.name < b.name;
-}
-
-/** Index of the first waiting job not before `entry` (its own index when it is there). */
-function lowerBound(list: readonly Waiting[], entry: Waiting): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (before(list[mid]!, entry)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Informer } from '../../k8s/informer.ts';
+import type { Informer, Listener } from '../../k8s/informer.ts';
 import type { GenerationJob, JobPhase } from '../../k8s/types.ts';
 import { Admission } from './admission.ts';
 
@@ -9,6 +9,7 @@ const MODEL = 'genjobs/reference-image/text-to-image';
 function cache() {
   const jobs = new Map<string, GenerationJob>();
   const indexers = new Map<string, (j: GenerationJob) => string[]>();
+  const listeners: Listener<GenerationJob>[] = [];
   const informer = {
     addIndex: (name: string, keysOf: (j: GenerationJob) => string[]) => {
       indexers.set(name, keysOf);
@@ -16,6 +17,13 @@ function cache() {
     byIndex: (name: string, value: string) =>
       [...jobs.values()].filter((j) => indexers.get(name)?.(j).includes(value)),
     get: (name: string) => jobs.get(name),
+    list: () => [...jobs.values()],
+    on: (l: Listener<GenerationJob>) => void listeners.push(l),
+  };
+  const remove = (name: string) => {
+    const job = jobs.get(name);
+    jobs.delete(name);
+    if (job) for (const l of listeners) l('delete', job);
   };
   const put = (
     name: string,
@@ -31,9 +39,10 @@ function cache() {
       spec: { account, model, version: 'v1.0', input: {}, costMicroCents: 1 },
       status,
     });
+    for (const l of listeners) l('update', jobs.get(name)!);
     return jobs.get(name)!;
   };
-  return { informer: informer as unknown as Informer<GenerationJob>, jobs, put };
+  return { informer: informer as unknown as Informer<GenerationJob>, jobs, put, remove };
 }
 
 describe('Admission', () => {
@@ -59,7 +68,7 @@ describe('Admission', () => {
     expect(admission.admits(second, 1)).toBe(true);
     // A started job deleted before the cache showed its start holds no slot either.
     admission.markStarted(second);
-    c.jobs.delete('second');
+    c.remove('second');
     expect(admission.admits(c.put('third', 3), 1)).toBe(true);
   });
 
@@ -81,6 +90,7 @@ describe('Admission', () => {
     admission.markStarted(first);
     expect(admission.starting(first)).toBe(true);
     withPod.add('first');
+    admission.refresh('first');
     expect(admission.starting(first)).toBe(false);
     // A restarted controller (nothing marked) still sees the slot taken.
     expect(

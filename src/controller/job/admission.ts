@@ -1,34 +1,51 @@
-import { labelValue } from '../../jobs/labels.ts';
+import { AdmissionQueue, admissionOrder, type Queued, queuedOf } from '../../jobs/order.ts';
 import { phaseOf } from '../../jobs/record.ts';
-import type { Informer } from '../../k8s/informer.ts';
+import type { EventType, Informer } from '../../k8s/informer.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 
-const UNFINISHED = 'admission:unfinished-by-model';
 const BY_ACCOUNT = 'admission:unfinished-by-account';
+
+interface Entry extends Queued {
+  account: string;
+}
+
+/** One model variant's unfinished jobs: those waiting (admission order) and those holding a slot. */
+interface ModelJobs {
+  waiting: AdmissionQueue<Entry>;
+  holding: Set<string>;
+  /** Jobs this process started, until the cache shows them holding a slot or finished. */
+  starting: Set<string>;
+}
+
+type JobCache = Pick<Informer<GenerationJob>, 'addIndex' | 'byIndex' | 'get' | 'on' | 'list'>;
 
 /**
  * Decides which waiting jobs may start: per model variant, at most its runtime's
- * `maxConcurrency` jobs hold a Pod, and waiting jobs start oldest first. The cache may
- * lag behind the Pods this controller just created, so starts are also remembered here
- * until the cache shows them; only the leader admits, so this memory is the only writer.
+ * `maxConcurrency` jobs hold a slot, and waiting jobs start oldest first. Each variant's
+ * jobs are kept from the cache's events, waiting ones in admission order, so a decision
+ * looks at the jobs ahead of one (often none: a job whose place is within the free slots
+ * starts), never at the whole backlog. The cache may lag behind the Pods this controller
+ * just created, so starts are also remembered here until the cache shows them; only the
+ * leader admits, so this memory is the only writer.
  */
 export class Admission {
-  private readonly jobs: Informer<GenerationJob>;
-  /** Jobs started by this process, by model, until the cache shows them started or finished. */
-  private readonly started = new Map<string, Set<string>>();
+  private readonly jobs: JobCache;
+  private readonly models = new Map<string, ModelJobs>();
+  /** Where each unfinished job is: its model, and whether it waits. */
+  private readonly places = new Map<string, { model: string; entry: Entry; waiting: boolean }>();
   private readonly eligible: (job: GenerationJob) => boolean;
   private readonly hasPod: (job: GenerationJob) => boolean;
   private readonly accountMax: (account: string) => number;
 
   /**
-   * `eligible`: whether a waiting job may take a slot at all (its reservation shows);
-   * others do not queue. `hasPod`: whether the Pod cache holds a Pod of the job (the
-   * first attempt's Pod was created before any status named it). `accountMax`: the plan's
-   * concurrency of an account: the api checks it from its cache, so several replicas can
-   * accept a few more; the excess waits here.
+   * `eligible`: whether a waiting job may take a slot at all (its money is held); others
+   * do not queue. `hasPod`: whether the Pod cache holds a Pod of the job (a Pod may exist
+   * before any status names it); call {@link refresh} when that changes. `accountMax`: the
+   * plan's concurrency of an account: the api checks it from its cache, so several replicas
+   * can accept a few more; the excess waits here.
    */
   constructor(
-    jobs: Informer<GenerationJob>,
+    jobs: JobCache,
     opts: {
       eligible?: (job: GenerationJob) => boolean;
       hasPod?: (job: GenerationJob) => boolean;
@@ -39,9 +56,52 @@ export class Admission {
     this.eligible = opts.eligible ?? (() => true);
     this.hasPod = opts.hasPod ?? (() => false);
     this.accountMax = opts.accountMax ?? (() => Number.POSITIVE_INFINITY);
-    // Finished jobs stay cached until their TTL: a snapshot looks at unfinished ones only.
-    jobs.addIndex(UNFINISHED, (j) => (isTerminal(phaseOf(j)) ? [] : [labelValue(j.spec.model)]));
+    // Finished jobs stay cached until they leave: the plan counts unfinished ones only.
     jobs.addIndex(BY_ACCOUNT, (j) => (isTerminal(phaseOf(j)) ? [] : [j.spec.account]));
+    jobs.on((type, job) => this.onJob(type, job));
+    for (const job of jobs.list()) this.onJob('add', job);
+  }
+
+  /** Looks at a job again: a Pod of it came or went. */
+  refresh(name: string): void {
+    const job = this.jobs.get(name);
+    if (job) this.onJob('update', job);
+  }
+
+  private model(name: string): ModelJobs {
+    let m = this.models.get(name);
+    if (!m) {
+      m = { waiting: new AdmissionQueue<Entry>(), holding: new Set(), starting: new Set() };
+      this.models.set(name, m);
+    }
+    return m;
+  }
+
+  private onJob(type: EventType, job: GenerationJob): void {
+    const name = job.metadata.name ?? '';
+    const m = this.model(job.spec.model);
+    const before = this.places.get(name);
+    if (before?.waiting) m.waiting.remove(before.entry);
+    else if (before) m.holding.delete(name);
+    if (type === 'delete' || isTerminal(phaseOf(job))) {
+      this.places.delete(name);
+      m.starting.delete(name);
+    } else {
+      const entry = before?.entry ?? { ...queuedOf(job), account: job.spec.account };
+      const waiting = !this.holdsSlot(job);
+      if (waiting) m.waiting.put(entry);
+      else {
+        m.holding.add(name);
+        m.starting.delete(name);
+      }
+      this.places.set(name, { model: job.spec.model, entry, waiting });
+    }
+    if (m.waiting.length === 0 && m.holding.size === 0 && m.starting.size === 0)
+      this.models.delete(job.spec.model);
+  }
+
+  private holdsSlot(j: GenerationJob): boolean {
+    return (j.status?.attempts ?? 0) > 0 || this.hasPod(j);
   }
 
   /** Whether the account's running jobs (or ones this process is starting) reach its plan. */
@@ -52,7 +112,8 @@ export class Admission {
     let running = 0;
     if (Number.isFinite(max)) {
       for (const j of this.jobs.byIndex(BY_ACCOUNT, account)) {
-        if (this.holdsSlot(j) || this.started.get(j.spec.model)?.has(j.metadata.name ?? '')) running++;
+        const name = j.metadata.name ?? '';
+        if (this.holdsSlot(j) || this.models.get(j.spec.model)?.starting.has(name)) running++;
       }
     }
     const full = running >= max;
@@ -60,93 +121,73 @@ export class Admission {
     return full;
   }
 
-  private holdsSlot(j: GenerationJob): boolean {
-    return (j.status?.attempts ?? 0) > 0 || this.hasPod(j);
+  /** Slots of the model not held by a job nor by one this process is starting. */
+  private free(m: ModelJobs, maxConcurrency: number): number {
+    return maxConcurrency - m.holding.size - m.starting.size;
   }
 
-  /**
-   * The jobs of a model, split into those holding a slot and those waiting (in no order:
-   * a decision needs a count or the few oldest, never the whole backlog sorted).
-   */
-  private snapshot(model: string) {
-    const mine = this.started.get(model) ?? new Set<string>();
-    for (const name of mine) {
-      const j = this.jobs.get(name);
-      // Forgotten once the caches show the start (or the end, or the job's deletion).
-      if (!j || isTerminal(phaseOf(j)) || this.holdsSlot(j)) mine.delete(name);
-    }
-    const active = new Set<string>(mine);
-    const waiting: GenerationJob[] = [];
-    const full = new Map<string, boolean>();
-    for (const j of this.jobs.byIndex(UNFINISHED, labelValue(model))) {
-      if (j.spec.model !== model) continue;
-      if (this.holdsSlot(j)) active.add(j.metadata.name ?? '');
-      else if (
-        !active.has(j.metadata.name ?? '') &&
-        this.eligible(j) &&
-        !this.accountFull(j.spec.account, full)
-      )
-        waiting.push(j);
-    }
-    return { active, waiting };
+  /** Whether a waiting job may take a slot now: not being started, its money held, its plan not full. */
+  private ready(e: Entry, m: ModelJobs, memo: Map<string, boolean>): boolean {
+    if (m.starting.has(e.name)) return false;
+    const job = this.jobs.get(e.name);
+    return job !== undefined && this.eligible(job) && !this.accountFull(e.account, memo);
   }
 
   /** Whether this process started the job and the caches do not show it yet. */
   starting(job: GenerationJob): boolean {
-    return !this.holdsSlot(job) && (this.started.get(job.spec.model)?.has(job.metadata.name ?? '') ?? false);
+    return (
+      !this.holdsSlot(job) &&
+      (this.models.get(job.spec.model)?.starting.has(job.metadata.name ?? '') ?? false)
+    );
   }
 
-  /** Whether the job may start now: fewer waiting jobs are older than it than slots are free. */
+  /** Whether the job may start now: fewer ready jobs are older than it than slots are free. */
   admits(job: GenerationJob, maxConcurrency: number): boolean {
-    const { active, waiting } = this.snapshot(job.spec.model);
-    const free = maxConcurrency - active.size;
-    const name = job.metadata.name;
-    if (free <= 0 || !waiting.some((w) => w.metadata.name === name)) return false;
+    const m = this.models.get(job.spec.model);
+    if (!m) return false;
+    const free = this.free(m, maxConcurrency);
+    const me = this.places.get(job.metadata.name ?? '');
+    const memo = new Map<string, boolean>();
+    if (free <= 0 || !me?.waiting || !this.ready(me.entry, m, memo)) return false;
+    const ahead = m.waiting.position(me.entry);
+    // Even if every job ahead of it were ready, a slot would be left for it.
+    if (ahead < free) return true;
     let older = 0;
-    for (const w of waiting) if (oldestFirst(w, job) < 0 && ++older >= free) return false;
+    for (let i = 0; i < ahead; i++)
+      if (this.ready(m.waiting.all[i]!, m, memo) && ++older >= free) return false;
     return true;
   }
 
   markStarted(job: GenerationJob): void {
-    const set = this.started.get(job.spec.model) ?? new Set<string>();
-    set.add(job.metadata.name ?? '');
-    this.started.set(job.spec.model, set);
+    this.model(job.spec.model).starting.add(job.metadata.name ?? '');
   }
 
   /** Forgets a start that did not happen (Pod creation failed). */
   unmark(job: GenerationJob): void {
-    this.started.get(job.spec.model)?.delete(job.metadata.name ?? '');
+    this.models.get(job.spec.model)?.starting.delete(job.metadata.name ?? '');
   }
 
   /** Waiting jobs of an account, oldest first (at most k): worth a look when one of its jobs ends. */
   nextOfAccount(account: string, k: number): string[] {
-    const waiting = this.jobs.byIndex(BY_ACCOUNT, account).filter((j) => !this.holdsSlot(j));
-    return oldest(waiting, k).map((j) => j.metadata.name ?? '');
+    const waiting = this.jobs
+      .byIndex(BY_ACCOUNT, account)
+      .filter((j) => !this.holdsSlot(j))
+      .map(queuedOf)
+      .sort(admissionOrder);
+    return waiting.slice(0, Math.max(0, k)).map((q) => q.name);
   }
 
   /** The waiting jobs that would get the free slots of a model: the ones worth reconciling. */
   next(model: string, maxConcurrency: number): string[] {
-    const { active, waiting } = this.snapshot(model);
-    return oldest(waiting, maxConcurrency - active.size).map((j) => j.metadata.name ?? '');
+    const m = this.models.get(model);
+    if (!m) return [];
+    const free = this.free(m, maxConcurrency);
+    const picked: string[] = [];
+    const memo = new Map<string, boolean>();
+    for (const e of m.waiting.all) {
+      if (picked.length >= free) break;
+      if (this.ready(e, m, memo)) picked.push(e.name);
+    }
+    return picked;
   }
-}
-
-/** The `k` oldest jobs, oldest first, in one pass (k is a model's free slots: small). */
-function oldest(jobs: readonly GenerationJob[], k: number): GenerationJob[] {
-  const picked: GenerationJob[] = [];
-  if (k <= 0) return picked;
-  for (const j of jobs) {
-    if (picked.length === k && oldestFirst(j, picked[k - 1]!) >= 0) continue;
-    const at = picked.findIndex((p) => oldestFirst(j, p) < 0);
-    picked.splice(at < 0 ? picked.length : at, 0, j);
-    if (picked.length > k) picked.pop();
-  }
-  return picked;
-}
-
-function oldestFirst(a: GenerationJob, b: GenerationJob): number {
-  const ta = a.metadata.creationTimestamp ?? '';
-  const tb = b.metadata.creationTimestamp ?? '';
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  return (a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1;
 }
