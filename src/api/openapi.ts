@@ -270,7 +270,10 @@ function templateRegex(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-let templates: Array<{ regex: RegExp; methods: Set<string>; params: number }> | undefined;
+/** The document's paths as patterns, with their methods sorted; made again when operations are added. */
+let templates:
+  | { forOperations: number; list: Array<{ regex: RegExp; methods: string[]; params: number }> }
+  | undefined;
 
 /**
  * The methods the document has for a request path (upper case, HEAD with GET), or
@@ -278,7 +281,8 @@ let templates: Array<{ regex: RegExp; methods: Set<string>; params: number }> | 
  * OpenAPI, the path with the fewest parameters wins: /v1/jobs/submit is not /v1/jobs/{jobId}.
  */
 export function allowedMethods(path: string): string[] | undefined {
-  if (!templates || templates.length !== new Set(operations.map((o) => o.path)).size) {
+  // Asked on every request: the patterns are built once (again only if operations were added).
+  if (templates?.forOperations !== operations.length) {
     const byPath = new Map<string, Set<string>>();
     for (const op of operations) {
       const methods = byPath.get(op.path) ?? new Set<string>();
@@ -286,12 +290,17 @@ export function allowedMethods(path: string): string[] | undefined {
       if (op.method === 'get') methods.add('HEAD');
       byPath.set(op.path, methods);
     }
-    templates = [...byPath]
-      .map(([p, methods]) => ({ regex: templateRegex(p), methods, params: p.split('{').length }))
+    const list = [...byPath]
+      .map(([p, methods]) => ({
+        regex: templateRegex(p),
+        methods: [...methods].sort(),
+        params: p.split('{').length,
+      }))
       .sort((a, b) => a.params - b.params);
+    templates = { forOperations: operations.length, list };
   }
-  const match = templates.find((t) => t.regex.test(path));
-  return match ? [...match.methods].sort() : undefined;
+  const match = templates.list.find((t) => t.regex.test(path));
+  return match ? [...match.methods] : undefined;
 }
 
 /** Problem bodies per status, `code` an enum of the codes answered with that status. */

@@ -8,6 +8,7 @@ import {
 } from '@kubernetes/client-node';
 import { boundedConfiguration, DEFAULT_DEADLINES, type Deadlines } from './deadline.ts';
 import { ApiserverHealth } from './health.ts';
+import { KubeHttp } from './http.ts';
 
 /**
  * A connection to one namespace of one cluster: the typed API groups the service uses and
@@ -19,6 +20,8 @@ export interface Kube {
   readonly core: CoreV1Api;
   readonly custom: CustomObjectsApi;
   readonly coordination: CoordinationV1Api;
+  /** The lean client of the hot paths (custom resources, worker Pods): see http.ts. */
+  readonly http: KubeHttp;
   /** Whether the apiserver answered this connection's latest call (readiness). */
   readonly health: ApiserverHealth;
 }
@@ -77,6 +80,7 @@ export function fromKubeConfig(kc: KubeConfig, namespace?: string, deadlines = D
     core: new CoreV1Api(config),
     custom: new CustomObjectsApi(config),
     coordination: new CoordinationV1Api(config),
+    http: new KubeHttp(kc, deadlines, health),
     health,
   };
 }

@@ -102,7 +102,8 @@ export class BoundedHttpLibrary implements HttpLibrary {
   }
 }
 
-function causeOf(err: unknown): string {
+/** What a failed call ran into (a connection refused, a reset), for the health's reason. */
+export function causeOf(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
   return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
 }

@@ -1,10 +1,11 @@
-import { type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import { type KubernetesObject, ListWatch, type Watch } from '@kubernetes/client-node';
 
 /** Anything with a name: custom resources (raw JSON) and client-node's typed objects alike. */
 export type Named = { metadata?: { name?: string } };
 
 import type { Logger } from '../log.ts';
 import type { Kube } from './client.ts';
+import type { KubeHttp } from './http.ts';
 
 export type EventType = 'add' | 'update' | 'delete';
 export type Listener<T> = (type: EventType, obj: T) => void;
@@ -56,7 +57,7 @@ export class Informer<T extends Named> {
     };
     this.inner = new ListWatch<T & KubernetesObject>(
       opts.path,
-      new LeanWatch(kube.kc),
+      new LeanWatch(kube.http) as unknown as Watch,
       list as never,
       false,
       opts.labelSelector,
@@ -194,15 +195,92 @@ export class Informer<T extends Named> {
   }
 }
 
+/** How long a watch may stay silent before it is ended and made again (client-node's figure). */
+const WATCH_IDLE_MS = 30_000;
+
+type WatchCallback = (phase: string, apiObj: unknown, watchObj?: unknown) => void;
+
 /**
+ * Watches over the connection's lean client (http.ts): the same contract as client-node's
+ * Watch, which ListWatch drives (`done` once, with a TimeoutError after a silent spell, an
+ * error with `statusCode` for a refused watch), but each event is one JSON.parse of a line
+ * of the body, not a WHATWG stream, a readline interface and a fetch around them: every
+ * process handles an event per write of the objects it caches, so this is on every hot path.
  * Cached objects leave out metadata.managedFields, as controller-runtime's caches do: the
  * server-side apply bookkeeping is read by nothing here and was more than half of a cached
- * job's heap (bench: memory). An update built from a cached object omits the field, which the
- * apiserver reads as "unchanged".
+ * job's heap (bench: memory). An update built from a cached object omits the field, which
+ * the apiserver reads as "unchanged".
  */
-class LeanWatch extends Watch {
-  override watch(...[path, query, callback, done]: Parameters<Watch['watch']>): Promise<AbortController> {
-    return super.watch(path, query, (phase, obj, raw) => callback(phase, stripManagedFields(obj), raw), done);
+class LeanWatch {
+  private readonly http: KubeHttp;
+
+  constructor(http: KubeHttp) {
+    this.http = http;
+  }
+
+  async watch(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    callback: WatchCallback,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const idle = () => {
+      if (timer) {
+        timer.refresh();
+        return;
+      }
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new DOMException('the watch was silent too long', 'TimeoutError'));
+      }, WATCH_IDLE_MS);
+      timer.unref();
+    };
+    let finished = false;
+    const finish = (err: unknown) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      controller.abort();
+      done(err && timedOut ? new DOMException('the watch was silent too long', 'TimeoutError') : err);
+    };
+    try {
+      idle();
+      const res = await this.http.stream(path, { ...query, watch: true }, controller.signal);
+      if (res.statusCode !== 200) {
+        await res.body.dump().catch(() => {});
+        throw Object.assign(new Error(`watch of ${path} answered ${res.statusCode}`), {
+          statusCode: res.statusCode,
+        });
+      }
+      idle();
+      let pending = '';
+      res.body.setEncoding('utf8');
+      res.body.on('data', (chunk: string) => {
+        idle();
+        pending += chunk;
+        for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+          const line = pending.slice(0, end);
+          pending = pending.slice(end + 1);
+          if (!line) continue;
+          let event: { type: string; object: unknown };
+          try {
+            event = JSON.parse(line);
+          } catch {
+            continue; // not an event: skipped, as client-node does
+          }
+          callback(event.type, stripManagedFields(event.object), event);
+        }
+      });
+      res.body.on('error', finish);
+      res.body.on('end', () => finish(null));
+      res.body.on('close', () => finish(null));
+    } catch (err) {
+      finish(err);
+    }
+    return controller;
   }
 }
 

@@ -58,7 +58,8 @@ export async function createPod(kube: Kube, pod: Pod): Promise<Pod> {
     ...pod,
     metadata: { ...pod.metadata, namespace: kube.namespace },
   };
-  return kube.core.createNamespacedPod({ namespace: kube.namespace, body });
+  // The controller's hot path: the lean client (timestamps come back as strings, as cached Pods hold them).
+  return kube.http.request<Pod>('POST', podsPath(kube.namespace), { body });
 }
 
 /** Reads a Pod from the apiserver (typed: timestamps are Dates); undefined when it does not exist. */
@@ -81,10 +82,7 @@ export interface DeletePodOptions {
 /** Deletes a Pod; returns false when it was already gone (or the uid no longer matches). */
 export async function deletePod(kube: Kube, name: string, options: DeletePodOptions = {}): Promise<boolean> {
   try {
-    await kube.core.deleteNamespacedPod({
-      name,
-      namespace: kube.namespace,
-      gracePeriodSeconds: options.gracePeriodSeconds,
+    await kube.http.request('DELETE', `${podsPath(kube.namespace)}/${encodeURIComponent(name)}`, {
       body: {
         gracePeriodSeconds: options.gracePeriodSeconds,
         preconditions: options.uid ? { uid: options.uid } : undefined,

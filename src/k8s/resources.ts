@@ -1,7 +1,8 @@
 import type { Kube } from './client.ts';
-import { MERGE_PATCH } from './client.ts';
 import { isNotFound } from './errors.ts';
 import { API_VERSION, type GenjobsResource, GROUP, PLURALS, VERSION } from './types.ts';
+
+const MERGE_PATCH_TYPE = 'application/merge-patch+json';
 
 /** What a create takes: the object without apiVersion and kind, which the kind fixes. */
 export type NewResource<T extends GenjobsResource> = Omit<T, 'apiVersion' | 'kind' | 'status'>;
@@ -42,13 +43,13 @@ export class CustomResources<T extends GenjobsResource> {
     return `/apis/${GROUP}/${VERSION}/namespaces/${this.namespace}/${this.plural}`;
   }
 
-  private get base() {
-    return { group: GROUP, version: VERSION, namespace: this.namespace, plural: this.plural };
+  private at(name: string, sub = ''): string {
+    return `${this.path}/${encodeURIComponent(name)}${sub}`;
   }
 
   async get(name: string): Promise<T | undefined> {
     try {
-      return (await this.kube.custom.getNamespacedCustomObject({ ...this.base, name })) as T;
+      return await this.kube.http.request<T>('GET', this.at(name));
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -56,15 +57,20 @@ export class CustomResources<T extends GenjobsResource> {
   }
 
   async list(options: ListOptions = {}): Promise<ListPage<T>> {
-    const res = await this.kube.custom.listNamespacedCustomObject({
-      ...this.base,
-      labelSelector: options.labelSelector,
-      fieldSelector: options.fieldSelector,
-      limit: options.limit,
-      _continue: options.continue,
+    const res = await this.kube.http.request<{
+      items: T[];
+      metadata?: { resourceVersion?: string; continue?: string };
+    }>('GET', this.path, {
+      collection: true,
+      query: {
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        limit: options.limit,
+        continue: options.continue,
+      },
     });
     return {
-      items: res.items as T[],
+      items: res.items,
       resourceVersion: res.metadata?.resourceVersion ?? '',
       continue: res.metadata?.continue || undefined,
     };
@@ -89,47 +95,36 @@ export class CustomResources<T extends GenjobsResource> {
       ...obj,
       metadata: { ...obj.metadata, namespace: this.namespace },
     };
-    return (await this.kube.custom.createNamespacedCustomObject({ ...this.base, body })) as T;
+    return this.kube.http.request<T>('POST', this.path, { body });
   }
 
   /** Replaces spec and metadata; CAS on `metadata.resourceVersion`. */
   async update(obj: T): Promise<T> {
-    const name = nameOf(obj);
-    return (await this.kube.custom.replaceNamespacedCustomObject({ ...this.base, name, body: obj })) as T;
+    return this.kube.http.request<T>('PUT', this.at(nameOf(obj)), { body: obj });
   }
 
   /** Replaces the status subresource; CAS on `metadata.resourceVersion`. */
   async updateStatus(obj: T): Promise<T> {
-    const name = nameOf(obj);
-    return (await this.kube.custom.replaceNamespacedCustomObjectStatus({
-      ...this.base,
-      name,
-      body: obj,
-    })) as T;
+    return this.kube.http.request<T>('PUT', this.at(nameOf(obj), '/status'), { body: obj });
   }
 
   /** JSON merge patch of spec/metadata; a patch with `metadata.resourceVersion` is CAS. */
   async patch(name: string, patch: object): Promise<T> {
-    return (await this.kube.custom.patchNamespacedCustomObject(
-      { ...this.base, name, body: patch },
-      MERGE_PATCH,
-    )) as T;
+    return this.kube.http.request<T>('PATCH', this.at(name), { body: patch, contentType: MERGE_PATCH_TYPE });
   }
 
   /** JSON merge patch of the status subresource; with `metadata.resourceVersion` it is CAS. */
   async patchStatus(name: string, patch: object): Promise<T> {
-    return (await this.kube.custom.patchNamespacedCustomObjectStatus(
-      { ...this.base, name, body: patch },
-      MERGE_PATCH,
-    )) as T;
+    return this.kube.http.request<T>('PATCH', this.at(name, '/status'), {
+      body: patch,
+      contentType: MERGE_PATCH_TYPE,
+    });
   }
 
   /** Deletes; returns false when it was already gone. A uid precondition avoids deleting a successor. */
   async delete(name: string, preconditions?: { uid?: string; resourceVersion?: string }): Promise<boolean> {
     try {
-      await this.kube.custom.deleteNamespacedCustomObject({
-        ...this.base,
-        name,
+      await this.kube.http.request('DELETE', this.at(name), {
         body: preconditions ? { preconditions } : undefined,
       });
       return true;

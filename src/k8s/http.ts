@@ -1,0 +1,141 @@
+import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { type Dispatcher, request } from 'undici';
+import { causeOf, type Deadlines } from './deadline.ts';
+import { ApiserverUnavailable } from './errors.ts';
+import type { ApiserverHealth } from './health.ts';
+
+/** How long the credentials of the kubeconfig are reused before they are read again (a mounted token rotates). */
+const CREDENTIALS_TTL_MS = 10_000;
+
+/** An answer of the apiserver outside 2xx: its HTTP code and its Status object as text, as client-node throws them. */
+export class KubeStatusError extends Error {
+  readonly code: number;
+  readonly body: string;
+
+  constructor(method: string, path: string, code: number, body: string) {
+    super(`${method} ${path} answered ${code}: ${body.slice(0, 300)}`);
+    this.name = 'KubeStatusError';
+    this.code = code;
+    this.body = body;
+  }
+}
+
+export interface KubeRequest {
+  /** Query parameters; undefined values are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Default application/json; a merge patch names application/merge-patch+json. */
+  contentType?: string;
+  /** A read of a whole collection: the longer deadline (an informer's first list can be large). */
+  collection?: boolean;
+}
+
+interface Credentials {
+  headers: Record<string, string>;
+  dispatcher: Dispatcher | undefined;
+  at: number;
+}
+
+/**
+ * A lean JSON client of the apiserver for the calls on the service's hot paths (creating,
+ * reading, writing and deleting jobs, uploads, accounts and Pods): undici's `request` over
+ * the kubeconfig's kept-alive connections, with the credentials worked out once every few
+ * seconds rather than per call. client-node's generated clients read the kubeconfig's
+ * certificate files, build a WHATWG fetch and run the body through its type serializer on
+ * every call: a third of a submit's CPU in the api, where the apiserver's own share of the
+ * machine is what bounds throughput. Every call has the same deadline and reports to the
+ * same health as the generated clients' calls (deadline.ts), and errors have the same
+ * shape (`code`, and the Status as text in `body`), so errors.ts reads both.
+ */
+export class KubeHttp {
+  private readonly kc: KubeConfig;
+  private readonly server: string;
+  private readonly deadlines: Deadlines;
+  private readonly health: ApiserverHealth;
+  private credentials: Credentials | undefined;
+
+  constructor(kc: KubeConfig, deadlines: Deadlines, health: ApiserverHealth) {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('No active cluster!');
+    this.kc = kc;
+    this.server = cluster.server.replace(/\/$/, '');
+    this.deadlines = deadlines;
+    this.health = health;
+  }
+
+  private async auth(): Promise<Credentials> {
+    const now = Date.now();
+    if (this.credentials && now - this.credentials.at < CREDENTIALS_TTL_MS) return this.credentials;
+    const ctx = new RequestContext(this.server, HttpMethod.GET);
+    await this.kc.applySecurityAuthentication(ctx);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(ctx.getHeaders())) headers[k.toLowerCase()] = v;
+    this.credentials = { headers, dispatcher: ctx.getDispatcher() as Dispatcher | undefined, at: now };
+    return this.credentials;
+  }
+
+  /**
+   * Opens a streaming GET (a watch): resolves with the status and the body as a stream once
+   * the headers are in. The caller bounds it (`signal`); a refused connection rejects.
+   */
+  async stream(path: string, query: KubeRequest['query'], signal: AbortSignal) {
+    const { headers, dispatcher } = await this.auth();
+    const res = await request(this.server + path + queryString(query), {
+      method: 'GET',
+      headers: { ...headers, accept: 'application/json', 'user-agent': 'genjobs' },
+      dispatcher,
+      signal,
+    });
+    if (res.statusCode === 401) this.credentials = undefined;
+    return res;
+  }
+
+  /** One call; resolves with the parsed JSON answer (undefined for an empty one). */
+  async request<T>(method: string, path: string, options: KubeRequest = {}): Promise<T> {
+    const { headers, dispatcher } = await this.auth();
+    const ms = options.collection ? this.deadlines.listMs : this.deadlines.requestMs;
+    const signal = AbortSignal.timeout(ms);
+    const url = this.server + path + queryString(options.query);
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    let status: number;
+    let text: string;
+    try {
+      const res = await request(url, {
+        method: method as Dispatcher.HttpMethod,
+        headers: {
+          ...headers,
+          accept: 'application/json',
+          'user-agent': 'genjobs',
+          ...(body === undefined ? {} : { 'content-type': options.contentType ?? 'application/json' }),
+        },
+        body,
+        dispatcher,
+        signal,
+      });
+      status = res.statusCode;
+      // Read under the same deadline: a body that stalls is the same outage as no answer.
+      text = await res.body.text();
+    } catch (err) {
+      const reason = signal.aborted
+        ? `${method} ${path} had no answer within ${ms} ms`
+        : `${method} ${path} failed: ${causeOf(err)}`;
+      this.health.failed(reason);
+      throw new ApiserverUnavailable(reason, Math.max(1, Math.ceil(this.deadlines.requestMs / 1000)), err);
+    }
+    if (status >= 500) this.health.failed(`${method} ${path} answered ${status}`);
+    else this.health.succeeded();
+    // A token that expired or was rotated: read the credentials again before the next call.
+    if (status === 401) this.credentials = undefined;
+    if (status >= 300) throw new KubeStatusError(method, path, status, text);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+}
+
+function queryString(query: KubeRequest['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
