@@ -4,9 +4,11 @@
  * run caused counted by resource, against the write-bound limit: raw creates per second
  * (scenario 1, concurrency 64) divided by the writes one job costs.
  */
+import { join } from 'node:path';
 import { crInformer } from '../../src/k8s/cr-informer.ts';
 import type { GenerationJob } from '../../src/k8s/types.ts';
 import { silentLogger } from '../../src/log.ts';
+import { profileApiserver, wantsApiserverProfile } from '../harness/apiserver-profile.ts';
 import { INSTANT_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace, INSTANT_WORKER_COMMAND } from '../harness/context.ts';
 import { basePids, type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
@@ -125,6 +127,9 @@ export async function e2eScenario(ctx: BenchContext): Promise<E2eResult> {
     };
     const cpuBefore = await cpuSnapshot(pids);
     const submitted: Array<{ id: string; at: number }> = [];
+    const profiled = wantsApiserverProfile()
+      ? profileApiserver(ns.kube, join(ctx.dir, 'logs'), 'e2e', 20)
+      : undefined;
     const first = performance.now();
     const load = await closedLoop(64, n, async (i) => {
       const at = performance.now();
@@ -135,6 +140,7 @@ export async function e2eScenario(ctx: BenchContext): Promise<E2eResult> {
     // is measured, and the shortfall is reported.
     const complete = await tracker.doneWithin(ids, budgetMs - (performance.now() - first), 'job');
     const cpuAfter = await cpuSnapshot(pids);
+    if (profiled) ctx.progress(`apiserver profile: ${await profiled}`);
     const done = submitted.filter((s) => tracker.seen.get(s.id)?.done !== undefined);
     const last = complete ? Math.max(...done.map((s) => tracker.seen.get(s.id)!.done!)) : performance.now();
     if (complete) {

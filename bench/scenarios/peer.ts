@@ -10,10 +10,16 @@
  * would measure the defaults, not the design).
  */
 import { join } from 'node:path';
-import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
+import { BatchV1Api, type V1Job, type V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { Runtime } from '../../src/catalog/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import { buildWorkerPod } from '../../src/controller/job/pod.ts';
 import { startSupervised } from '../../src/dev/process.ts';
 import { Informer } from '../../src/k8s/informer.ts';
+import { API_VERSION, type GenerationJob } from '../../src/k8s/types.ts';
 import { silentLogger } from '../../src/log.ts';
+import { profileApiserver, wantsApiserverProfile } from '../harness/apiserver-profile.ts';
+import { INSTANT_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace, INSTANT_WORKER_COMMAND } from '../harness/context.ts';
 import { basePids, type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
 import { onCleanup } from '../harness/procs.ts';
@@ -55,6 +61,45 @@ export interface PeerResult {
 
 const SYNCS = 16;
 
+/**
+ * The peer's Pod is the genjobs worker Pod of the same item (its security settings, scratch
+ * volume, resources and environment, the job's input included) with the same no-op
+ * command, so the two runs differ in what orchestrates the Pods, not in the Pods.
+ */
+function workerPodTemplate(): V1PodTemplateSpec {
+  const config = loadConfig({});
+  const job = {
+    apiVersion: API_VERSION,
+    kind: 'GenerationJob',
+    metadata: { name: '00000000-0000-4000-8000-000000000000', uid: '' },
+    spec: {
+      account: 'peer',
+      model: INSTANT_MODEL,
+      version: 'v1.0',
+      input: { prompt: 'a lighthouse at dusk', resolution: '1k' },
+      costMicroCents: 134000,
+    },
+  } as GenerationJob;
+  const runtime = {
+    type: 'builtin',
+    maxConcurrency: 100_000,
+    timeoutSeconds: 600,
+    typicalSeconds: 1,
+  } as Runtime;
+  const pod = buildWorkerPod(job, 1, runtime, {
+    image: 'genjobs-bench/noop',
+    command: INSTANT_WORKER_COMMAND,
+    blobUrl: 'http://127.0.0.1:8080/files',
+    blobPublicUrl: 'http://127.0.0.1:8080/files',
+    blobGrant: 'gj1.bench.0.0.0',
+    resources: config.GENJOBS_WORKER_RESOURCES,
+  });
+  const { activeDeadlineSeconds: _deadline, ...spec } = pod.spec!;
+  return { metadata: { labels: { 'genjobs-bench/item': 'peer' } }, spec };
+}
+
+const TEMPLATE = workerPodTemplate();
+
 function jobFor(name: string): V1Job {
   return {
     apiVersion: 'batch/v1',
@@ -64,23 +109,8 @@ function jobFor(name: string): V1Job {
       backoffLimit: 0,
       completions: 1,
       parallelism: 1,
-      template: {
-        metadata: { labels: { 'genjobs-bench/item': 'peer' } },
-        spec: {
-          restartPolicy: 'Never',
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          containers: [
-            {
-              name: 'worker',
-              image: 'genjobs-bench/noop',
-              command: INSTANT_WORKER_COMMAND,
-              env: [{ name: 'GENJOBS_TERMINATION_LOG', value: '/dev/termination-log' }],
-              terminationMessagePath: '/dev/termination-log',
-            },
-          ],
-        },
-      },
+      activeDeadlineSeconds: 600,
+      template: TEMPLATE,
     },
   };
 }
@@ -154,6 +184,9 @@ export async function peerScenario(ctx: BenchContext): Promise<PeerResult> {
     };
     const cpuBefore = await cpuSnapshot(pids);
     const created: Array<{ name: string; at: number }> = [];
+    const profiled = wantsApiserverProfile()
+      ? profileApiserver(ns.kube, join(ctx.dir, 'logs'), 'peer', 20)
+      : undefined;
     const first = performance.now();
     const load = await closedLoop(64, n, async (i) => {
       const name = `item-${i}`;
@@ -164,6 +197,7 @@ export async function peerScenario(ctx: BenchContext): Promise<PeerResult> {
     const names = created.map((c) => c.name);
     const complete = await tracker.doneWithin(names, budgetMs - (performance.now() - first), 'Job');
     const cpuAfter = await cpuSnapshot(pids);
+    if (profiled) ctx.progress(`apiserver profile: ${await profiled}`);
     const done = created.filter((c) => tracker.seen.get(c.name)?.done !== undefined);
     const last = complete ? Math.max(...done.map((c) => tracker.seen.get(c.name)!.done!)) : performance.now();
     if (complete) await quiesce('Job Pods finalized', () => settled(ns), 120_000);

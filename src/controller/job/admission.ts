@@ -1,12 +1,17 @@
-import { AdmissionQueue, admissionOrder, type Queued, queuedOf } from '../../jobs/order.ts';
+import { AdmissionQueue, type Queued, queuedOf } from '../../jobs/order.ts';
 import { phaseOf } from '../../jobs/record.ts';
 import type { EventType, Informer } from '../../k8s/informer.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 
-const BY_ACCOUNT = 'admission:unfinished-by-account';
-
 interface Entry extends Queued {
   account: string;
+}
+
+/** One account's unfinished jobs: what its plan counts, and who waits for it. */
+interface AccountJobs {
+  waiting: AdmissionQueue<Entry>;
+  /** Jobs holding a slot, or being started by this process. */
+  running: Set<string>;
 }
 
 /** One model variant's unfinished jobs: those waiting (admission order) and those holding a slot. */
@@ -17,7 +22,7 @@ interface ModelJobs {
   starting: Set<string>;
 }
 
-type JobCache = Pick<Informer<GenerationJob>, 'addIndex' | 'byIndex' | 'get' | 'on' | 'list'>;
+type JobCache = Pick<Informer<GenerationJob>, 'get' | 'on' | 'list'>;
 
 /**
  * Decides which waiting jobs may start: per model variant, at most its runtime's
@@ -31,6 +36,7 @@ type JobCache = Pick<Informer<GenerationJob>, 'addIndex' | 'byIndex' | 'get' | '
 export class Admission {
   private readonly jobs: JobCache;
   private readonly models = new Map<string, ModelJobs>();
+  private readonly accounts = new Map<string, AccountJobs>();
   /** Where each unfinished job is: its model, and whether it waits. */
   private readonly places = new Map<string, { model: string; entry: Entry; waiting: boolean }>();
   private readonly eligible: (job: GenerationJob) => boolean;
@@ -56,8 +62,6 @@ export class Admission {
     this.eligible = opts.eligible ?? (() => true);
     this.hasPod = opts.hasPod ?? (() => false);
     this.accountMax = opts.accountMax ?? (() => Number.POSITIVE_INFINITY);
-    // Finished jobs stay cached until they leave: the plan counts unfinished ones only.
-    jobs.addIndex(BY_ACCOUNT, (j) => (isTerminal(phaseOf(j)) ? [] : [j.spec.account]));
     jobs.on((type, job) => this.onJob(type, job));
     for (const job of jobs.list()) this.onJob('add', job);
   }
@@ -77,27 +81,44 @@ export class Admission {
     return m;
   }
 
+  private account(name: string): AccountJobs {
+    let a = this.accounts.get(name);
+    if (!a) {
+      a = { waiting: new AdmissionQueue<Entry>(), running: new Set() };
+      this.accounts.set(name, a);
+    }
+    return a;
+  }
+
   private onJob(type: EventType, job: GenerationJob): void {
     const name = job.metadata.name ?? '';
     const m = this.model(job.spec.model);
+    const a = this.account(job.spec.account);
     const before = this.places.get(name);
-    if (before?.waiting) m.waiting.remove(before.entry);
-    else if (before) m.holding.delete(name);
+    if (before?.waiting) {
+      m.waiting.remove(before.entry);
+      a.waiting.remove(before.entry);
+    } else if (before) m.holding.delete(name);
     if (type === 'delete' || isTerminal(phaseOf(job))) {
       this.places.delete(name);
       m.starting.delete(name);
+      a.running.delete(name);
     } else {
       const entry = before?.entry ?? { ...queuedOf(job), account: job.spec.account };
       const waiting = !this.holdsSlot(job);
-      if (waiting) m.waiting.put(entry);
-      else {
+      if (waiting) {
+        m.waiting.put(entry);
+        a.waiting.put(entry);
+      } else {
         m.holding.add(name);
         m.starting.delete(name);
+        a.running.add(name);
       }
       this.places.set(name, { model: job.spec.model, entry, waiting });
     }
     if (m.waiting.length === 0 && m.holding.size === 0 && m.starting.size === 0)
       this.models.delete(job.spec.model);
+    if (a.waiting.length === 0 && a.running.size === 0) this.accounts.delete(job.spec.account);
   }
 
   private holdsSlot(j: GenerationJob): boolean {
@@ -105,20 +126,8 @@ export class Admission {
   }
 
   /** Whether the account's running jobs (or ones this process is starting) reach its plan. */
-  private accountFull(account: string, memo: Map<string, boolean>): boolean {
-    const known = memo.get(account);
-    if (known !== undefined) return known;
-    const max = this.accountMax(account);
-    let running = 0;
-    if (Number.isFinite(max)) {
-      for (const j of this.jobs.byIndex(BY_ACCOUNT, account)) {
-        const name = j.metadata.name ?? '';
-        if (this.holdsSlot(j) || this.models.get(j.spec.model)?.starting.has(name)) running++;
-      }
-    }
-    const full = running >= max;
-    memo.set(account, full);
-    return full;
+  private accountFull(account: string): boolean {
+    return (this.accounts.get(account)?.running.size ?? 0) >= this.accountMax(account);
   }
 
   /** Slots of the model not held by a job nor by one this process is starting. */
@@ -127,10 +136,10 @@ export class Admission {
   }
 
   /** Whether a waiting job may take a slot now: not being started, its money held, its plan not full. */
-  private ready(e: Entry, m: ModelJobs, memo: Map<string, boolean>): boolean {
+  private ready(e: Entry, m: ModelJobs): boolean {
     if (m.starting.has(e.name)) return false;
     const job = this.jobs.get(e.name);
-    return job !== undefined && this.eligible(job) && !this.accountFull(e.account, memo);
+    return job !== undefined && this.eligible(job) && !this.accountFull(e.account);
   }
 
   /** Whether this process started the job and the caches do not show it yet. */
@@ -147,34 +156,38 @@ export class Admission {
     if (!m) return false;
     const free = this.free(m, maxConcurrency);
     const me = this.places.get(job.metadata.name ?? '');
-    const memo = new Map<string, boolean>();
-    if (free <= 0 || !me?.waiting || !this.ready(me.entry, m, memo)) return false;
+    if (free <= 0 || !me?.waiting || !this.ready(me.entry, m)) return false;
     const ahead = m.waiting.position(me.entry);
     // Even if every job ahead of it were ready, a slot would be left for it.
     if (ahead < free) return true;
     let older = 0;
-    for (let i = 0; i < ahead; i++)
-      if (this.ready(m.waiting.all[i]!, m, memo) && ++older >= free) return false;
+    for (let i = 0; i < ahead; i++) if (this.ready(m.waiting.all[i]!, m) && ++older >= free) return false;
     return true;
   }
 
   markStarted(job: GenerationJob): void {
-    this.model(job.spec.model).starting.add(job.metadata.name ?? '');
+    const name = job.metadata.name ?? '';
+    this.model(job.spec.model).starting.add(name);
+    this.account(job.spec.account).running.add(name);
   }
 
   /** Forgets a start that did not happen (Pod creation failed). */
   unmark(job: GenerationJob): void {
-    this.models.get(job.spec.model)?.starting.delete(job.metadata.name ?? '');
+    const name = job.metadata.name ?? '';
+    const m = this.models.get(job.spec.model);
+    if (!m?.starting.delete(name)) return;
+    // Still counted for its plan if the cache shows it holding a slot after all.
+    if (!m.holding.has(name)) this.accounts.get(job.spec.account)?.running.delete(name);
   }
 
   /** Waiting jobs of an account, oldest first (at most k): worth a look when one of its jobs ends. */
   nextOfAccount(account: string, k: number): string[] {
-    const waiting = this.jobs
-      .byIndex(BY_ACCOUNT, account)
-      .filter((j) => !this.holdsSlot(j))
-      .map(queuedOf)
-      .sort(admissionOrder);
-    return waiting.slice(0, Math.max(0, k)).map((q) => q.name);
+    const picked: string[] = [];
+    for (const e of this.accounts.get(account)?.waiting.all ?? []) {
+      if (picked.length >= k) break;
+      picked.push(e.name);
+    }
+    return picked;
   }
 
   /** The waiting jobs that would get the free slots of a model: the ones worth reconciling. */
@@ -183,10 +196,9 @@ export class Admission {
     if (!m) return [];
     const free = this.free(m, maxConcurrency);
     const picked: string[] = [];
-    const memo = new Map<string, boolean>();
     for (const e of m.waiting.all) {
       if (picked.length >= free) break;
-      if (this.ready(e, m, memo)) picked.push(e.name);
+      if (this.ready(e, m)) picked.push(e.name);
     }
     return picked;
   }
