@@ -80,6 +80,42 @@ describe('job API', () => {
     expect(sub.costMicroCents).toBe(cost);
   });
 
+  it("the job list carries each pending job's queue position and estimate, as GET does", async () => {
+    const mine = await svc.account({ name: 'queued' });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await svc.call('/v1/jobs/submit', {
+        method: 'POST',
+        key: mine,
+        json: { model: VIDEO, input: { prompt: `queued ${i}`, duration: 4 } },
+      });
+      ids.push((await res.json()).jobId);
+    }
+    const listed = async () => {
+      const page = await (await svc.call('/v1/jobs?limit=10', { key: mine })).json();
+      return new Map<string, Record<string, unknown>>(page.jobs.map((j: { jobId: string }) => [j.jobId, j]));
+    };
+    await eventually(async () => (await listed()).size === 3, 10_000, 'three jobs listed');
+    const list = await listed();
+    const got = await Promise.all(
+      ids.map(async (id) => (await svc.call(`/v1/jobs/${id}`, { key: mine })).json()),
+    );
+    // Admission order: oldest first, the same creation second by id; others' jobs of the
+    // variant may be ahead (the queue is the variant's).
+    const key = (id: string) => `${list.get(id)!.createdAt as string} ${id}`;
+    const ordered = [...ids].sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    const positions = ordered.map((id) => list.get(id)!.queuePosition as number);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(new Set(positions).size).toBe(3);
+    for (const [i, id] of ids.entries()) {
+      expect(list.get(id)!.queuePosition).toBe(got[i].queuePosition);
+      const listedEta = Date.parse(list.get(id)!.estimatedCompletionTime as string);
+      expect(listedEta).toBeGreaterThan(Date.now());
+      // The same play of the queue, give or take a replay in between (a free slot starts "now").
+      expect(Math.abs(listedEta - Date.parse(got[i].estimatedCompletionTime))).toBeLessThan(5_000);
+    }
+  });
+
   it('cancels a pending job with a full refund, once; a second cancel is a 409', async () => {
     // Earlier submits' leases have given back their unused credit (1 s terms).
     await new Promise((r) => setTimeout(r, 2_100));

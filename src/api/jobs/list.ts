@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.ts';
-import { jobRecord, phaseOf } from '../../jobs/record.ts';
+import { type JobRecord, jobRecord, phaseOf } from '../../jobs/record.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
 
 export interface ListQuery {
@@ -20,12 +20,14 @@ const newestFirst = (a: Key, b: Key) =>
  * the last job shown, so jobs created meanwhile (all newer) never shift the pages that
  * follow, and a job is never shown twice. `archived` are the archive's next jobs after the
  * cursor (at least a page and one of them): a job keeps its key when it moves from live to
- * archived, and one found in both (the move in progress) is shown once.
+ * archived, and one found in both (the move in progress) is shown once. `record` makes each
+ * job's record (the api's adds the queue fields, as GET does).
  */
 export function listPage(
   live: readonly GenerationJob[],
   q: ListQuery,
   archived: readonly GenerationJob[] = [],
+  record: (job: GenerationJob) => JobRecord = jobRecord,
 ) {
   const after = q.cursor ? decodeCursor(q.cursor) : undefined;
   const names = new Set(live.map((j) => j.metadata.name));
@@ -38,7 +40,7 @@ export function listPage(
   const page = matching.slice(0, q.limit);
   const last = page.at(-1);
   return {
-    jobs: page.map(({ j }) => jobRecord(j)),
+    jobs: page.map(({ j }) => record(j)),
     nextCursor: matching.length > q.limit && last ? encodeCursor(last.key) : null,
   };
 }

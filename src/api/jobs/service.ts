@@ -11,7 +11,7 @@ import {
 import { preparePartialInput } from '../../catalog/partial-input.ts';
 import { AppError } from '../../errors.ts';
 import { ACCOUNT_LABEL, LEASE_LABEL, labelValue, MODEL_LABEL } from '../../jobs/labels.ts';
-import { phaseOf } from '../../jobs/record.ts';
+import { type JobRecord, phaseOf } from '../../jobs/record.ts';
 import { ApiserverUnavailable, isAlreadyExists, isConflict, statusCode } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
@@ -56,10 +56,12 @@ export interface SubmitCommand {
   requestId: string;
 }
 
-/** What submit needs of the queue view (queue.ts): a job's completion estimate and run time. */
+/** What the service needs of the queue view (queue.ts): estimates, run times, a job's record. */
 export interface EtaSource {
   queueFields(job: GenerationJob): { estimatedCompletionTime?: string };
   runSeconds(model: string, typicalSeconds: number): number;
+  /** The GET record of a job, with its queue position and estimate while it is unfinished. */
+  record(job: GenerationJob): JobRecord;
 }
 
 /** Idempotency keys hold for this long; after it the same key submits a new job. */
@@ -321,7 +323,7 @@ export class JobService {
     // Live first, then the archive: a job archived and deleted between the two reads is then
     // in the second (it was upserted before the delete), never in neither.
     const live = this.o.jobCache.byIndex('account', account);
-    return listPage(live, q, await this.history.page(account, q));
+    return listPage(live, q, await this.history.page(account, q), (job) => this.o.eta.record(job));
   }
 }
 
