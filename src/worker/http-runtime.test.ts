@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunContext } from './context.ts';
+import type { WorkerError } from './errors.ts';
 import { runHttp } from './http-runtime.ts';
 import { fileOf, serve, type TestServer, tempDir, testContext } from './test-helpers.ts';
 
@@ -216,7 +217,8 @@ describe('http runtime (Cog protocol)', () => {
     const { promise } = run({});
     const error = await promise.catch((e: unknown) => e);
     expect(error).toMatchObject({ code });
-    expect((error as Error).message).toContain(message);
+    expect(told(error)).toContain(message);
+    expect((error as Error).message).not.toContain(cog.server.url);
   });
 
   it.each([
@@ -226,13 +228,21 @@ describe('http runtime (Cog protocol)', () => {
     cog.onPredict((base) => ({ body: { status: 'succeeded', output: `${base}${path}` } }));
     const error = await run({}).promise.catch((e: unknown) => e);
     expect(error).toMatchObject({ code });
-    expect((error as Error).message).toContain(message);
+    expect(told(error)).toContain(message);
+    expect((error as Error).message).not.toContain(cog.server.url);
   });
 
-  it('maps a server that cannot be reached to UPSTREAM_ERROR', async () => {
+  it("maps a server that cannot be reached to UPSTREAM_ERROR; its address is for operators, not the job's owner", async () => {
     const { ctx } = testContext(root.dir, {});
     const error = await runHttp({ url: 'http://127.0.0.1:1' }, ctx).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'UPSTREAM_ERROR' });
-    expect((error as Error).message).toContain('could not be reached');
+    expect(error).toMatchObject({ code: 'UPSTREAM_ERROR', message: 'the model server could not be reached' });
+    expect((error as WorkerError).detail).toMatch(
+      /prediction server http:\/\/127\.0\.0\.1:1 could not be reached/,
+    );
   });
 });
+
+/** What a failure tells, to the job's owner and in its detail to operators. */
+function told(error: unknown): string {
+  return `${(error as Error).message} | ${(error as WorkerError).detail ?? ''}`;
+}

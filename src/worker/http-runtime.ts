@@ -84,6 +84,7 @@ async function call(
   }
   const signal =
     timeoutMs === undefined ? ctx.signal : AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
+  // Clients read the job's message; the server's address and the raw error are for operators.
   const where = `prediction server ${new URL(url).origin}`;
   let response: Response;
   let text: string;
@@ -98,13 +99,23 @@ async function call(
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     if (signal.aborted)
-      throw new WorkerError('UPSTREAM_ERROR', `${where} did not answer within ${timeoutMs! / 1000} s`);
-    throw new WorkerError('UPSTREAM_ERROR', `${where} could not be reached (${describeError(error)})`);
+      throw new WorkerError(
+        'UPSTREAM_ERROR',
+        `the model server did not answer within ${timeoutMs! / 1000} s`,
+        {
+          detail: `${where} did not answer within ${timeoutMs! / 1000} s`,
+        },
+      );
+    throw new WorkerError('UPSTREAM_ERROR', 'the model server could not be reached', {
+      detail: `${where} could not be reached (${describeError(error)})`,
+    });
   }
   const json = parseJson(text);
   if (!response.ok) throw statusError(where, response.status, json, text);
   if (!isPrediction(json))
-    throw new WorkerError('UPSTREAM_ERROR', `${where} answered something other than a prediction`);
+    throw new WorkerError('UPSTREAM_ERROR', 'the model server answered something other than a prediction', {
+      detail: `${where} answered: ${text.slice(0, 300)}`,
+    });
   return json;
 }
 
@@ -113,11 +124,20 @@ async function call(
 function statusError(where: string, status: number, json: unknown, text: string): WorkerError {
   const detail = isRecord(json) && json.detail !== undefined ? errorText(json.detail) : text.slice(0, 300);
   if (status === 401 || status === 403)
-    return new WorkerError('UPSTREAM_ERROR', `${where} refused our credentials (HTTP ${status})`);
+    return new WorkerError(
+      'UPSTREAM_ERROR',
+      `the model server refused the service's credentials (HTTP ${status})`,
+      {
+        detail: `${where} answered HTTP ${status}: ${detail}`,
+      },
+    );
+  // The model's own word on the input is the owner's to read.
   if (status >= 400 && status < 500 && status !== 409 && status !== 429) {
     return new WorkerError('GENERATION_FAILED', `the model rejected the input (HTTP ${status}): ${detail}`);
   }
-  return new WorkerError('UPSTREAM_ERROR', `${where} answered HTTP ${status}: ${detail}`);
+  return new WorkerError('UPSTREAM_ERROR', `the model server answered HTTP ${status}`, {
+    detail: `${where} answered HTTP ${status}: ${detail}`,
+  });
 }
 
 async function cancel(ctx: RunContext, options: HttpRuntimeOptions, url: string | undefined): Promise<void> {

@@ -39,6 +39,7 @@ function rehost(output: string, policy: TargetPolicy = {}) {
   return { sink, promise: rehostOutputs(ctx, output, { origin: model.url, token: 's3cret' }) };
 }
 
+/** The operators' detail of an UPSTREAM_ERROR; the owner's message never names the address tried. */
 async function upstreamError(p: Promise<unknown>): Promise<string> {
   const error = await p.then(
     () => undefined,
@@ -46,7 +47,8 @@ async function upstreamError(p: Promise<unknown>): Promise<string> {
   );
   expect(error).toBeInstanceOf(WorkerError);
   expect((error as WorkerError).code).toBe('UPSTREAM_ERROR');
-  return (error as Error).message;
+  expect((error as WorkerError).message).toBe('an output of the model could not be downloaded');
+  return (error as WorkerError).detail ?? '';
 }
 
 describe('re-hosting outputs', () => {

@@ -80,13 +80,22 @@ async function rehostOne(
     });
     declared = downloaded.contentType;
   } catch (error) {
-    if (error instanceof DownloadError) throw new WorkerError('UPSTREAM_ERROR', `${where} ${error.message}`);
+    if (error instanceof DownloadError)
+      throw new WorkerError('UPSTREAM_ERROR', 'an output of the model could not be downloaded', {
+        detail: `${where} ${error.message}`,
+      });
     throw error;
   }
   const contentType = MEDIA[declared] ? declared : BY_EXTENSION.get(extensionOf(value));
   const media = contentType === undefined ? undefined : MEDIA[contentType];
   if (contentType === undefined || media === undefined) {
-    throw new WorkerError('INVALID_OUTPUT', `${where} has unsupported media type ${declared || '(none)'}`);
+    throw new WorkerError(
+      'INVALID_OUTPUT',
+      `an output of the model has unsupported media type ${declared || '(none)'}`,
+      {
+        detail: `${where} has unsupported media type ${declared || '(none)'}`,
+      },
+    );
   }
   const url = await storeFile(ctx, `${stem}.${media.ext}`, file, contentType);
   if (media.type !== 'video') return { type: media.type, url };
@@ -94,7 +103,9 @@ async function rehostOne(
     return { type: 'video', url, ...(await storeVideoStills(ctx, file, stem, 0.5)) };
   } catch (error) {
     if (error instanceof FfmpegError)
-      throw new WorkerError('INVALID_OUTPUT', `${where} is not a playable video`);
+      throw new WorkerError('INVALID_OUTPUT', 'an output of the model is not a playable video', {
+        detail: `${where} is not a playable video`,
+      });
     throw error;
   }
 }

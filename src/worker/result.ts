@@ -32,10 +32,13 @@ export const WORKER_ERROR_CODES = [
 ] as const;
 export type WorkerErrorCode = (typeof WORKER_ERROR_CODES)[number];
 
-/** What a worker reports: its outputs, or why it has none. */
+/**
+ * What a worker reports: its outputs, or why it has none. `message` is what the job's owner
+ * reads; `detail`, when there is one, is for operators (a Warning Event), never the job's error.
+ */
 export type WorkerResult =
   | { ok: true; outputs: OutputItem[] }
-  | { ok: false; error: { code: WorkerErrorCode; message: string } };
+  | { ok: false; error: { code: WorkerErrorCode; message: string; detail?: string } };
 
 /** Kubernetes keeps at most this many bytes of a container's termination message. */
 export const TERMINATION_MESSAGE_LIMIT = 4096;
@@ -43,9 +46,10 @@ export const TERMINATION_MESSAGE_LIMIT = 4096;
 const ELLIPSIS = '…';
 
 /**
- * The result as JSON of at most {@link TERMINATION_MESSAGE_LIMIT} UTF-8 bytes. An error
- * message is shortened to fit; outputs cannot be shortened, so too many of them become an
- * `INVALID_OUTPUT` failure rather than a truncated (unparseable) message.
+ * The result as JSON of at most {@link TERMINATION_MESSAGE_LIMIT} UTF-8 bytes. The
+ * operators' detail is shortened (or dropped) first, then the owner's message; outputs
+ * cannot be shortened, so too many of them become an `INVALID_OUTPUT` failure rather than a
+ * truncated (unparseable) message.
  */
 export function encodeWorkerResult(result: WorkerResult, limit = TERMINATION_MESSAGE_LIMIT): string {
   const text = JSON.stringify(result);
@@ -56,17 +60,33 @@ export function encodeWorkerResult(result: WorkerResult, limit = TERMINATION_MES
       limit,
     );
   }
-  const { code, message } = result.error;
-  const chars = Array.from(message);
-  // Binary search on code points: JSON escaping makes bytes-per-character uneven.
-  let lo = 0;
+  const { code, message, detail } = result.error;
+  if (detail !== undefined) {
+    const fits = (d: string) => byteLength(JSON.stringify(failure(code, message, d))) <= limit;
+    const shortened = shorten(detail, fits);
+    return shortened === undefined
+      ? encodeWorkerResult(failure(code, message), limit)
+      : JSON.stringify(failure(code, message, shortened));
+  }
+  const shortened =
+    shorten(message, (m) => byteLength(JSON.stringify(failure(code, m))) <= limit) ?? ELLIPSIS;
+  return JSON.stringify(failure(code, shortened));
+}
+
+/**
+ * The longest start of `text` (in code points: JSON escaping makes bytes per character
+ * uneven, hence a binary search) that `fits` with an ellipsis, or undefined if none does.
+ */
+function shorten(text: string, fits: (s: string) => boolean): string | undefined {
+  const chars = Array.from(text);
+  let lo = -1;
   let hi = chars.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (byteLength(JSON.stringify(failure(code, chars.slice(0, mid).join('') + ELLIPSIS))) <= limit) lo = mid;
+    if (mid >= 0 && fits(chars.slice(0, mid).join('') + ELLIPSIS)) lo = mid;
     else hi = mid - 1;
   }
-  return JSON.stringify(failure(code, chars.slice(0, lo).join('') + ELLIPSIS));
+  return lo < 0 ? undefined : chars.slice(0, lo).join('') + ELLIPSIS;
 }
 
 /**
@@ -86,8 +106,8 @@ export function parseWorkerResult(text: string | undefined): WorkerResult {
 }
 
 /** A failed result. */
-export function failure(code: WorkerErrorCode, message: string): WorkerResult {
-  return { ok: false, error: { code, message } };
+export function failure(code: WorkerErrorCode, message: string, detail?: string): WorkerResult {
+  return { ok: false, error: { code, message, ...(detail !== undefined ? { detail } : {}) } };
 }
 
 /** Whether `value` is one of {@link WORKER_ERROR_CODES}. */
@@ -109,7 +129,7 @@ function validate(value: unknown): WorkerResult {
         `the worker reported an unknown error code: ${preview(String(error.code))}`,
       );
     }
-    return failure(error.code, error.message);
+    return failure(error.code, error.message, typeof error.detail === 'string' ? error.detail : undefined);
   }
   if (value.ok !== true) return failure('INVALID_OUTPUT', 'the worker result has no ok flag');
   if (!Array.isArray(value.outputs) || value.outputs.length === 0) {

@@ -52,7 +52,7 @@ describe('runJob', () => {
       ...overrides,
     });
     expect(result).toMatchObject({ ok: false, error: { code } });
-    if (!result.ok) expect(result.error.message).toContain(message);
+    if (!result.ok) expect(`${result.error.message} | ${result.error.detail ?? ''}`).toContain(message);
   });
 
   it('reports a sink that fails as OUTPUT_STORE_FAILED', async () => {
@@ -66,7 +66,11 @@ describe('runJob', () => {
     });
     expect(result).toEqual({
       ok: false,
-      error: { code: 'OUTPUT_STORE_FAILED', message: 'storing output-0.png failed: 403 grant expired' },
+      error: {
+        code: 'OUTPUT_STORE_FAILED',
+        message: 'storing output-0.png failed',
+        detail: 'storing output-0.png failed: 403 grant expired',
+      },
     });
   });
 

@@ -59,8 +59,8 @@ export async function runJob(options: RunJobOptions): Promise<WorkerResult> {
       return failure('INTERRUPTED', 'the worker was stopped before the job finished');
     }
     if (timeout?.aborted) return failure('TIMEOUT', `the job did not finish within ${timeoutSeconds} s`);
-    if (error instanceof WorkerError) return failure(error.code, error.message);
-    return failure('INTERNAL', `the worker failed unexpectedly: ${describeError(error)}`);
+    if (error instanceof WorkerError) return failure(error.code, error.message, error.detail);
+    return failure('INTERNAL', 'the worker failed unexpectedly', describeError(error));
   }
 }
 

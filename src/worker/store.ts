@@ -15,8 +15,9 @@ export async function storeFile(
     return await ctx.sink.put(name, file, contentType);
   } catch (error) {
     if (ctx.signal.aborted) throw error;
-    throw new WorkerError('OUTPUT_STORE_FAILED', `storing ${name} failed: ${describeError(error)}`, {
+    throw new WorkerError('OUTPUT_STORE_FAILED', `storing ${name} failed`, {
       cause: error,
+      detail: `storing ${name} failed: ${describeError(error)}`,
     });
   }
 }

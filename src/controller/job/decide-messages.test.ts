@@ -74,6 +74,25 @@ describe('failed jobs keep cluster details out of the client message', () => {
       T0 + 10_000,
       { code: 'GENERATION_FAILED', message: 'the worker exited with code 2' },
     ],
+    [
+      'a worker that reports a detail (the model server it could not reach)',
+      {
+        phase: 'Failed',
+        terminated: {
+          exitCode: 1,
+          message: JSON.stringify({
+            ok: false,
+            error: {
+              code: 'UPSTREAM_ERROR',
+              message: 'the model server could not be reached',
+              detail: INTERNAL,
+            },
+          }),
+        },
+      } as Partial<PodView>,
+      T0 + 10_000,
+      { code: 'UPSTREAM_ERROR', message: 'the model server could not be reached' },
+    ],
   ])('%s: the client reads a safe message, the Event the detail', (_name, p, now, expected) => {
     const { error, events } = failure(p, now);
     expect(error).toEqual(expected);

@@ -279,8 +279,11 @@ export function decide(input: DecideInput): Decision {
         });
       }
       if (reported && !reported.ok && reported.error.code !== 'INVALID_OUTPUT') {
-        if (reported.error.code === 'INTERRUPTED') return lost(reported.error.message);
-        return finish('failed', reported.error);
+        const { detail, ...error } = reported.error;
+        if (error.code === 'INTERRUPTED') return lost(error.message);
+        // The worker's detail (a model server's address, a raw error) is for operators only.
+        if (detail) event('Warning', 'WorkerFailed', `${error.code}: ${detail}`);
+        return finish('failed', error);
       }
       if (pod.phase === 'Succeeded')
         return finish('failed', {

@@ -46,7 +46,7 @@ export async function textToVideo(ctx: RunContext): Promise<OutputItem[]> {
     );
   } catch (error) {
     if (error instanceof FfmpegError)
-      throw new WorkerError('GENERATION_FAILED', `video encoding failed: ${error.message}`);
+      throw new WorkerError('GENERATION_FAILED', 'video encoding failed', { detail: error.message });
     throw error;
   }
   const url = await storeFile(ctx, 'output-0.mp4', video, 'video/mp4');
