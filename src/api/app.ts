@@ -5,6 +5,7 @@ import type { Metrics } from '../metrics.ts';
 import { allowedMethods, openApiDocument } from './openapi.ts';
 import { problemHandler } from './problem.ts';
 import { locals, requestContext } from './request.ts';
+import { markWrappedUploadRequests } from './uploads/wrapped.ts';
 
 export interface AppOptions {
   log: Logger;
@@ -56,6 +57,7 @@ export function createApp(o: AppOptions): express.Express {
     openapi ??= JSON.stringify(openApiDocument(o.publicUrl));
     res.type('application/json').send(openapi);
   });
+  app.use(markWrappedUploadRequests);
   app.use(methodNotAllowed);
   for (const [path, router] of o.rawRouters ?? []) app.use(path, router);
   app.use(express.json({ limit: o.bodyLimit, strict: true, type: 'application/json' }));

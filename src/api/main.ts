@@ -30,7 +30,6 @@ import { JobService } from './jobs/service.ts';
 import { limitSettings } from './limits/config.ts';
 import { RequestLimits } from './limits/limits.ts';
 import { listen, type RunningServer } from './server.ts';
-import { withWrappedUploadPuts } from './uploads/files.ts';
 import { uploadRoutes } from './uploads/routes.ts';
 import { UploadService } from './uploads/service.ts';
 
@@ -161,7 +160,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     metrics,
     bodyLimit: config.GENJOBS_BODY_LIMIT,
     notReady,
-    rawRouters: [['/files', withWrappedUploadPuts(blob.router)]],
+    rawRouters: [['/files', blob.router]],
     routers: [
       catalogRoutes(catalog, auth, now),
       jobRoutes(service, auth, queue),

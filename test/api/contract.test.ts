@@ -50,6 +50,18 @@ describe('405 for a method a path does not have', () => {
     expect([res.status, codeOf(res.body), res.headers.allow]).toEqual([405, 'METHOD_NOT_ALLOWED', allow]);
   });
 
+  it('the upload API wraps its 405 too, as it wraps every answer (spec 4.5, 4.6)', async () => {
+    const res = await raw('DELETE', '/v1/uploads/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', {
+      authorization: `Bearer ${key}`,
+    });
+    expect(res.status).toBe(405);
+    expect(JSON.parse(res.body)).toMatchObject({ success: false, code: 'METHOD_NOT_ALLOWED' });
+    const other = await raw('DELETE', '/v1/jobs/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', {
+      authorization: `Bearer ${key}`,
+    });
+    expect(JSON.parse(other.body).success).toBeUndefined();
+  });
+
   it('a path the API does not have stays 404', async () => {
     const res = await raw('GET', '/v1/jobs/x/cancel/y');
     expect([res.status, codeOf(res.body), res.headers.allow]).toEqual([404, 'NOT_FOUND', undefined]);

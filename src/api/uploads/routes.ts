@@ -1,4 +1,4 @@
-import { type NextFunction, type Request, type Response, Router } from 'express';
+import { Router } from 'express';
 import type { Authenticator } from '../auth.ts';
 import { parseBody, requireJson } from '../body.ts';
 import { locals } from '../request.ts';
@@ -8,7 +8,7 @@ import type { UploadService } from './service.ts';
 
 /**
  * Spec 4.5 and 4.6. Both answers are wrapped (`{success, data, requestId}`), errors too
- * (`success: false` in the problem body), so the flag is set before authentication runs.
+ * (`success: false` in the problem body: wrapped.ts marks the request on arrival).
  *
  * Scope: the spec shows none for uploads (section 5: "scope not shown"). Presign needs
  * `submit_job`: it stores the caller's bytes, so a read-only key (a dashboard's
@@ -17,10 +17,6 @@ import type { UploadService } from './service.ts';
  */
 export function uploadRoutes(service: UploadService, auth: Authenticator): Router {
   const r = Router();
-  r.use('/v1/uploads', (_req: Request, res: Response, next: NextFunction) => {
-    locals(res).wrapped = true;
-    next();
-  });
 
   r.post('/v1/uploads/presign', auth.require('submit_job'), requireJson, async (req, res) => {
     const l = locals(res);
