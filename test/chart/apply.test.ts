@@ -205,6 +205,14 @@ describe('RBAC of the rendered Roles, asked of the apiserver', () => {
     expect(await can(sa('admin'), verb, resource)).toBe(allowed);
   });
 
+  it('the admin shows and rotates webhook secrets in their own namespace, and reads no other Secret', async () => {
+    expect(await can(sa('admin'), 'get', 'secrets/genjobs-webhook-acme', webhookNs)).toBe(true);
+    expect(await can(sa('admin'), 'create', 'secrets', webhookNs)).toBe(true);
+    expect(await can(sa('admin'), 'update', 'secrets', webhookNs)).toBe(true);
+    expect(await can(sa('admin'), 'list', 'secrets', webhookNs)).toBe(false);
+    expect(await can(sa('admin'), 'get', 'secrets/genjobs-blob')).toBe(false);
+  });
+
   it('the controller reads and writes webhook Secrets only in their own namespace, and lists none', async () => {
     expect(await can(sa('controller'), 'get', 'secrets/genjobs-webhook-acme', webhookNs)).toBe(true);
     expect(await can(sa('controller'), 'create', 'secrets', webhookNs)).toBe(true);

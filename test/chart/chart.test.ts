@@ -240,6 +240,23 @@ describe('RBAC', () => {
       accounts: ['create', 'get', 'list', 'update'],
       apikeys: ['create', 'delete', 'get', 'list'],
     });
+    // Webhook secrets: bound in their own namespace, not granted in the release's.
+    const binding = find(objects, 'RoleBinding', 'genjobs-admin-webhook-secrets');
+    expect([binding.metadata.namespace, binding.roleRef.name]).toEqual([
+      'genjobs-webhooks',
+      'genjobs-webhook-secrets',
+    ]);
+    const { objects: shared } = await render({ webhooks: { secretNamespace: 'genjobs' } });
+    expect(shared.some((o) => o.metadata.name === 'genjobs-admin-webhook-secrets')).toBe(false);
+    const adminRules = find(shared, 'Role', 'genjobs-admin').rules as Array<{
+      resources: string[];
+      verbs: string[];
+    }>;
+    expect(adminRules.find((r) => r.resources.includes('secrets'))?.verbs).toEqual([
+      'get',
+      'create',
+      'update',
+    ]);
   });
 
   it('lets the controller read by name only the model credential Secrets listed', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { AccountAdmin } from '../../src/accounts/admin.ts';
+import { WebhookSecrets, webhookSecretName } from '../../src/accounts/webhook-secret.ts';
 import type { Runtime } from '../../src/catalog/index.ts';
 import { MODEL_CREDENTIALS_LABEL, ModelCredentials } from '../../src/controller/job/credentials.ts';
 import type { Kube } from '../../src/k8s/client.ts';
@@ -131,6 +132,23 @@ describe('administration', () => {
       10_000,
       'the revoked key to be refused',
     );
+  });
+});
+
+describe('webhook secrets', () => {
+  it("the admin ServiceAccount shows and rotates an account's webhook secret; the api cannot read it", async () => {
+    await s.admin.createAccount({ name: 'hooked', plan: 'pro', grantMicroCents: 0 });
+    const namespace = `${s.kube.namespace}-webhooks`;
+    const adminKube = await tokenKube(s.kube, 'genjobs-admin');
+    const owner = { name: 'hooked', uid: (await s.r.accounts.get('hooked'))!.metadata.uid };
+    const secrets = new WebhookSecrets({ kube: adminKube, namespace });
+    const first = await secrets.ensure('hooked', owner);
+    expect(first.current).toMatch(/^whsec_/);
+    const rotated = await secrets.rotate('hooked', 60_000, owner);
+    expect([rotated.previous, rotated.current === first.current]).toEqual([first.current, false]);
+    expect(
+      await denied(apiKube.core.readNamespacedSecret({ name: webhookSecretName('hooked'), namespace })),
+    ).toBe(true);
   });
 });
 
