@@ -118,4 +118,14 @@ describe('Admission', () => {
     c.put('small-running', 0, { phase: 'completed', attempts: 1 }, 'small', OTHER);
     expect(admission.admits(held, 1)).toBe(true);
   });
+
+  it('tells how the slots of a model are used', () => {
+    const c = cache();
+    const admission = new Admission(c.informer);
+    c.put('running', 0, { phase: 'processing', attempts: 1 });
+    const starting = c.put('starting', 1);
+    c.put('waiting', 2);
+    admission.markStarted(starting);
+    expect(admission.state(MODEL, 4)).toEqual({ slots: 4, holding: 2, starting: 1, waiting: 1 });
+  });
 });

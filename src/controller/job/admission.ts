@@ -124,6 +124,24 @@ export class Admission {
     return oldest(waiting, k).map((j) => j.metadata.name ?? '');
   }
 
+  /**
+   * How a model's slots are used, for diagnostics: jobs holding one (this process's own
+   * starts among them) and jobs waiting that may take one. Free slots with jobs waiting
+   * mean no one has looked at the waiting jobs since the slots freed.
+   */
+  state(
+    model: string,
+    maxConcurrency: number,
+  ): { slots: number; holding: number; starting: number; waiting: number } {
+    const { active, waiting } = this.snapshot(model);
+    return {
+      slots: maxConcurrency,
+      holding: active.size,
+      starting: this.started.get(model)?.size ?? 0,
+      waiting: waiting.length,
+    };
+  }
+
   /** The waiting jobs that would get the free slots of a model: the ones worth reconciling. */
   next(model: string, maxConcurrency: number): string[] {
     const { active, waiting } = this.snapshot(model);
