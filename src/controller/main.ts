@@ -161,6 +161,20 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     reconcile: (key) => webhookReconciler.reconcile(key),
     all: () => names(jobs.list().filter(wantsWebhook)),
   });
+  // Waiting jobs are decided again when a slot of their model frees, from the cache that
+  // shows it free: one key per model, so a burst of ends costs one look at the backlog.
+  const admissionQueue = kindQueue({
+    ...common,
+    kind: 'Admission',
+    concurrency: 1,
+    reconcile: async (model) => {
+      const runtime = catalog.current?.variantsBySlug.get(model)?.runtime;
+      for (const id of admission.next(model, runtime?.maxConcurrency ?? 0)) jobQueue.queue.add(id);
+      return undefined;
+    },
+    // A new leader reconciles every job anyway.
+    all: () => [],
+  });
   // --- job history: the archiver (none when GENJOBS_ARCHIVE=off) ---
   const archive = deps.archive ?? (await openArchive(config, log));
   const archiver =
@@ -207,7 +221,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
           ]
         : [],
   });
-  const queues = [jobQueue, accountQueue, uploadQueue, webhookQueue, archiveQueue];
+  const queues = [jobQueue, admissionQueue, accountQueue, uploadQueue, webhookQueue, archiveQueue];
 
   const jobReconciler = new JobReconciler({
     kube,
@@ -294,6 +308,10 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   // Informer handlers only enqueue keys.
   jobs.on((type, job) => {
     jobQueue.queue.add(job.metadata.name ?? '');
+    // Whoever ended it (this process, a former leader, an operator's delete), its slot is
+    // free as of this event: the cache shows it now.
+    if (type === 'delete' || isTerminal(phaseOf(job)))
+      for (const model of admission.freedBy(job)) admissionQueue.queue.add(model);
     if (type !== 'delete' && wantsWebhook(job)) webhookQueue.queue.add(job.metadata.name ?? '');
     if (archiver && isTerminal(job.status?.phase)) archiveQueue.queue.add(jobKey(job.metadata.name ?? ''));
   });

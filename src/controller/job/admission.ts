@@ -118,10 +118,18 @@ export class Admission {
     this.started.get(job.spec.model)?.delete(job.metadata.name ?? '');
   }
 
-  /** Waiting jobs of an account, oldest first (at most k): worth a look when one of its jobs ends. */
-  nextOfAccount(account: string, k: number): string[] {
-    const waiting = this.jobs.byIndex(BY_ACCOUNT, account).filter((j) => !this.holdsSlot(j));
-    return oldest(waiting, k).map((j) => j.metadata.name ?? '');
+  /**
+   * The models whose waiting jobs may start now that the cache shows `job` finished or
+   * deleted: its own model (a slot freed) and every model its account has jobs of (room
+   * under the plan freed). Called from the cache's event, whoever wrote the change: a
+   * look computed when this process's own write returns may come before the cache shows
+   * it, count the slot as still taken, and start nothing; were that the last job of the
+   * model to end, its waiting jobs would wait until their queue timeout (a day).
+   */
+  freedBy(job: GenerationJob): string[] {
+    const models = new Set([job.spec.model]);
+    for (const j of this.jobs.byIndex(BY_ACCOUNT, job.spec.account)) models.add(j.spec.model);
+    return [...models];
   }
 
   /**
