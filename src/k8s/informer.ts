@@ -8,6 +8,12 @@ import type { Kube } from './client.ts';
 
 export type EventType = 'add' | 'update' | 'delete';
 export type Listener<T> = (type: EventType, obj: T) => void;
+/**
+ * One full list, in client-node's shape: the watch that follows starts at
+ * `metadata.resourceVersion`. Without it the watch starts from "now", and an object deleted
+ * between the list and that watch stays in the cache for good (a list page of ours carries
+ * the version at its top level: see cr-informer.ts).
+ */
 type Lister<T> = () => Promise<{ items: T[]; metadata?: { resourceVersion?: string } }>;
 
 /** What an informer's cache is at, for an operator's look at a process that seems stuck. */
