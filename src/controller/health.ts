@@ -2,7 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Metrics } from '../metrics.ts';
 
-/** /healthz, /readyz and /metrics of a process without an Express app (the controller). */
+/**
+ * /healthz, /readyz, /metrics and /debug/state of a process without an Express app (the
+ * controller). /debug/state is a read-only JSON view of what the process holds in memory
+ * (docs/operations.md); `state` must be cheap and free of tenant data.
+ */
 export async function healthServer(o: {
   host: string;
   port: number;
@@ -10,6 +14,7 @@ export async function healthServer(o: {
   /** Why the process cannot work now (caches not synced, apiserver away), or undefined. */
   notReady: () => string | undefined;
   beforeScrape?: () => void;
+  state?: () => unknown;
 }): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -24,6 +29,8 @@ export async function healthServer(o: {
       o.beforeScrape?.();
       const body = await o.metrics.registry.metrics();
       res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(body);
+    } else if (path === '/debug/state' && o.state) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(o.state(), null, 2));
     } else {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"status":"not found"}');
     }

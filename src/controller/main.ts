@@ -12,11 +12,12 @@ import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { crInformer } from '../k8s/cr-informer.ts';
 import { EventRecorder } from '../k8s/events.ts';
+import type { InformerStats } from '../k8s/informer.ts';
 import { LeaderElector } from '../k8s/leader.ts';
 import { podInformer } from '../k8s/pods.ts';
 import { resources } from '../k8s/resources.ts';
 import { type Account, type GenerationJob, isTerminal, JOB_PHASES, type Upload } from '../k8s/types.ts';
-import { type Clock, systemClock } from '../k8s/workqueue.ts';
+import { type Clock, systemClock, type WorkQueueStats } from '../k8s/workqueue.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import { Money } from '../ledger/money.ts';
 import type { Logger } from '../log.ts';
@@ -52,6 +53,21 @@ export interface ControllerDependencies {
   webhookScheduleScale?: number;
   /** The job archive; default: the one GENJOBS_ARCHIVE names (none when off), which stop() closes. */
   archive?: ArchiveStore;
+}
+
+/**
+ * What the controller holds in memory, as /debug/state shows it (docs/operations.md):
+ * counts and times only, never a job, account or key name.
+ */
+export interface ControllerState {
+  at: string;
+  leader: boolean;
+  /** Per kind of work queue. */
+  queues: Record<string, WorkQueueStats>;
+  /** Per cached kind. */
+  informers: Record<string, InformerStats>;
+  /** Per model with jobs holding or waiting for a slot. */
+  admission: Record<string, ReturnType<Admission['state']>>;
 }
 
 export interface RunningController {
@@ -145,6 +161,20 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     reconcile: (key) => webhookReconciler.reconcile(key),
     all: () => names(jobs.list().filter(wantsWebhook)),
   });
+  // Waiting jobs are decided again when a slot of their model frees, from the cache that
+  // shows it free: one key per model, so a burst of ends costs one look at the backlog.
+  const admissionQueue = kindQueue({
+    ...common,
+    kind: 'Admission',
+    concurrency: 1,
+    reconcile: async (model) => {
+      const runtime = catalog.current?.variantsBySlug.get(model)?.runtime;
+      for (const id of admission.next(model, runtime?.maxConcurrency ?? 0)) jobQueue.queue.add(id);
+      return undefined;
+    },
+    // A new leader reconciles every job anyway.
+    all: () => [],
+  });
   // --- job history: the archiver (none when GENJOBS_ARCHIVE=off) ---
   const archive = deps.archive ?? (await openArchive(config, log));
   const archiver =
@@ -191,7 +221,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
           ]
         : [],
   });
-  const queues = [jobQueue, accountQueue, uploadQueue, webhookQueue, archiveQueue];
+  const queues = [jobQueue, admissionQueue, accountQueue, uploadQueue, webhookQueue, archiveQueue];
 
   const jobReconciler = new JobReconciler({
     kube,
@@ -278,6 +308,10 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   // Informer handlers only enqueue keys.
   jobs.on((type, job) => {
     jobQueue.queue.add(job.metadata.name ?? '');
+    // Whoever ended it (this process, a former leader, an operator's delete), its slot is
+    // free as of this event: the cache shows it now.
+    if (type === 'delete' || isTerminal(phaseOf(job)))
+      for (const model of admission.freedBy(job)) admissionQueue.queue.add(model);
     if (type !== 'delete' && wantsWebhook(job)) webhookQueue.queue.add(job.metadata.name ?? '');
     if (archiver && isTerminal(job.status?.phase)) archiveQueue.queue.add(jobKey(job.metadata.name ?? ''));
   });
@@ -350,6 +384,23 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       metrics.webhooksPending.set(pendingRetries(jobs.list()));
       metrics.archiveLag.set(archiver?.lagSeconds() ?? 0);
     },
+    state: (): ControllerState => ({
+      at: new Date(now()).toISOString(),
+      leader: leading,
+      queues: Object.fromEntries(queues.map(({ kind, queue }) => [kind, queue.stats()])),
+      informers: {
+        GenerationJob: jobs.stats(),
+        Account: accounts.stats(),
+        Upload: uploads.stats(),
+        Pod: pods.stats(),
+      },
+      // Per model with jobs: a model with free slots and jobs waiting is stuck.
+      admission: Object.fromEntries(
+        [...(catalog.current?.variantsBySlug ?? [])]
+          .map(([slug, v]) => [slug, admission.state(slug, v.runtime.maxConcurrency)] as const)
+          .filter(([, a]) => a.holding + a.waiting > 0),
+      ),
+    }),
   });
   log.info({ url: health.url, leaderElection: Boolean(elector) }, 'controller started');
   return {

@@ -12,7 +12,10 @@ export function crInformer<T extends GenjobsResource>(
 ): Informer<T> {
   return new Informer<T>(kube, {
     path: r.path,
-    list: () => r.list(),
+    list: async () => {
+      const page = await r.list();
+      return { items: page.items, metadata: { resourceVersion: page.resourceVersion } };
+    },
     log: log.child({ informer: r.plural }),
   });
 }

@@ -9,7 +9,23 @@ import type { KubeHttp } from './http.ts';
 
 export type EventType = 'add' | 'update' | 'delete';
 export type Listener<T> = (type: EventType, obj: T) => void;
+/**
+ * One full list, in client-node's shape: the watch that follows starts at
+ * `metadata.resourceVersion`. Without it the watch starts from "now", and an object deleted
+ * between the list and that watch stays in the cache for good (a list page of ours carries
+ * the version at its top level: see cr-informer.ts).
+ */
 type Lister<T> = () => Promise<{ items: T[]; metadata?: { resourceVersion?: string } }>;
+
+/** What an informer's cache is at, for an operator's look at a process that seems stuck. */
+export interface InformerStats {
+  synced: boolean;
+  objects: number;
+  /** Where the watch resumes from: the last event's (or list's) resourceVersion. */
+  resourceVersion: string;
+  /** When the cache last changed (an add, update or delete delivered). */
+  lastEventAt?: string;
+}
 
 export interface InformerOptions<T> {
   /** REST path of the collection to watch. */
@@ -42,6 +58,7 @@ export class Informer<T extends Named> {
   private retryTimer: NodeJS.Timeout | undefined;
   private syncedFlag = false;
   private syncWaiters: Array<() => void> = [];
+  private lastEventAt: number | undefined;
 
   constructor(kube: Kube, opts: InformerOptions<T>) {
     this.opts = opts;
@@ -71,6 +88,15 @@ export class Informer<T extends Named> {
   /** True once the first full list has been loaded. */
   get synced(): boolean {
     return this.syncedFlag;
+  }
+
+  stats(): InformerStats {
+    return {
+      synced: this.syncedFlag,
+      objects: this.inner.list().length,
+      resourceVersion: this.inner.latestResourceVersion(),
+      ...(this.lastEventAt !== undefined ? { lastEventAt: new Date(this.lastEventAt).toISOString() } : {}),
+    };
   }
 
   on(listener: Listener<T>): void {
@@ -167,6 +193,7 @@ export class Informer<T extends Named> {
   }
 
   private emit(type: EventType, obj: T): void {
+    this.lastEventAt = Date.now();
     this.reindex(type, obj);
     for (const l of this.listeners) l(type, obj);
   }

@@ -166,4 +166,30 @@ describe('WorkQueue', () => {
     await vi.advanceTimersByTimeAsync(100);
     expect(waits).toHaveLength(2);
   });
+
+  it('tells what it holds: ready, processing, delayed (how far off) and failing keys', async () => {
+    const gate = deferred();
+    const q = queue(async (k) => {
+      if (k === 'busy') await gate.promise;
+      if (k === 'broken') throw new Error('no');
+    });
+    q.add('busy');
+    q.addAfter('soon', 1_000);
+    q.addAfter('late', 60_000);
+    q.add('broken');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(q.stats()).toEqual({
+      running: true,
+      ready: 0,
+      processing: 1,
+      delayed: 3,
+      nextDueInMs: 5,
+      lastDueInMs: 60_000,
+      failing: 1,
+      maxFailures: 1,
+    });
+    gate.resolve();
+    await q.shutdown();
+    expect(q.stats()).toMatchObject({ running: false, processing: 0 });
+  });
 });

@@ -58,6 +58,23 @@ interface Delayed {
   key: string;
 }
 
+/**
+ * What a queue holds, for an operator's look at a controller that seems idle: whether keys
+ * wait to run, wait for a time (and how far off), or back off after failures.
+ */
+export interface WorkQueueStats {
+  running: boolean;
+  ready: number;
+  processing: number;
+  delayed: number;
+  /** In how many ms the soonest and the latest delayed key come due (absent with none). */
+  nextDueInMs?: number;
+  lastDueInMs?: number;
+  /** Keys whose last run failed, and the most consecutive failures of one key. */
+  failing: number;
+  maxFailures: number;
+}
+
 export class WorkQueue {
   private readonly opts: Required<Omit<WorkQueueOptions, 'onError' | 'onDequeue'>> &
     Pick<WorkQueueOptions, 'onError' | 'onDequeue'>;
@@ -98,6 +115,29 @@ export class WorkQueue {
   /** Keys scheduled for later. */
   get delayedCount(): number {
     return this.delayedAt.size;
+  }
+
+  /** A snapshot for diagnostics; O(delayed keys). */
+  stats(): WorkQueueStats {
+    const now = this.opts.clock.now();
+    // Loops, not Math.min(...): a backlog of delayed keys can outnumber a call's arguments.
+    let first = Number.POSITIVE_INFINITY;
+    let last = Number.NEGATIVE_INFINITY;
+    for (const at of this.delayedAt.values()) {
+      first = Math.min(first, at);
+      last = Math.max(last, at);
+    }
+    let maxFailures = 0;
+    for (const n of this.failures.values()) maxFailures = Math.max(maxFailures, n);
+    return {
+      running: this.running,
+      ready: this.ready.length,
+      processing: this.processing.size,
+      delayed: this.delayedAt.size,
+      ...(this.delayedAt.size > 0 ? { nextDueInMs: first - now, lastDueInMs: last - now } : {}),
+      failing: this.failures.size,
+      maxFailures,
+    };
   }
 
   start(): void {

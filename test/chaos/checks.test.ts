@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Account, GenerationJob, JobPhase } from '../../src/k8s/types.ts';
-import { attemptsRanOnce, cancelsHeld, everyJobTerminal, ledgersWhole, webhooksDelivered } from './checks.ts';
+import {
+  attemptsRanOnce,
+  cancelsHeld,
+  everyJobTerminal,
+  ledgersWhole,
+  paidPending,
+  progressOf,
+  webhooksDelivered,
+} from './checks.ts';
 import type { Observed } from './load.ts';
 
 // The crash suite's checks must be able to fail: each is fed a state that breaks it.
@@ -105,5 +113,31 @@ describe('crash suite checks', () => {
       'b: 2 webhook-ids over 2 deliveries',
       'c: completed, webhook said job.failed',
     ]);
+  });
+
+  it('only pending jobs whose money is held count as waiting to run; starts and ends are progress', () => {
+    const waiting = (name: string, extra: Partial<GenerationJob['spec']> = {}) => {
+      const j = job(name, 'pending', extra);
+      j.status = {};
+      return j;
+    };
+    const leased = (name: string) => waiting(name, { lease: 'L' });
+    const jobs = [waiting('reserved'), waiting('unpaid'), leased('in-lease'), leased('beyond-lease')];
+    jobs[3]!.metadata.creationTimestamp = '2026-01-01T00:00:01Z';
+    jobs[2]!.metadata.creationTimestamp = '2026-01-01T00:00:00Z';
+    const a = account({
+      balanceMicroCents: 700,
+      appliedGrantMicroCents: 1_000,
+      reservations: { reserved: 100 },
+      leases: { L: { amount: 150, expiresAt: '2026-01-01T00:01:00Z' } },
+    });
+    expect(paidPending([...jobs, job('running', 'processing')], [a]).map((j) => j.metadata.name)).toEqual([
+      'reserved',
+      'in-lease',
+    ]);
+    const before = progressOf(jobs);
+    expect(progressOf(jobs)).toBe(before);
+    jobs[0]!.status = { phase: 'processing', attempts: 1 };
+    expect(progressOf(jobs)).not.toBe(before);
   });
 });

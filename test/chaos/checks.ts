@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Account, GenerationJob } from '../../src/k8s/types.ts';
 import { isTerminal } from '../../src/k8s/types.ts';
-import { imbalance } from '../../src/ledger/ops.ts';
+import { leaseFit } from '../../src/ledger/fit.ts';
+import { createdAt } from '../../src/ledger/money.ts';
+import { holding, imbalance } from '../../src/ledger/ops.ts';
 import type { Received } from '../webhooks/receiver.ts';
 import type { Observed } from './load.ts';
 
@@ -134,4 +136,37 @@ export function webhooksDelivered(jobs: GenerationJob[], received: Received[]): 
     }
   }
   return { name: 'every webhook delivered with one stable webhook-id', checked, violations };
+}
+
+/**
+ * The pending jobs whose money their account holds (a reservation, or an open lease that
+ * pays for them): the ones the controller may start, and should, while a slot is free.
+ */
+export function paidPending(jobs: GenerationJob[], accounts: Account[]): GenerationJob[] {
+  const byName = new Map(accounts.map((a) => [a.metadata.name ?? '', a]));
+  const byLease = new Map<string, GenerationJob[]>();
+  for (const j of jobs)
+    if (j.spec.lease) byLease.set(j.spec.lease, [...(byLease.get(j.spec.lease) ?? []), j]);
+  const fits = (lease: string, j: GenerationJob) => {
+    const amount = byName.get(j.spec.account)?.status?.leases?.[lease]?.amount ?? 0;
+    const members = (byLease.get(lease) ?? []).map((m) => ({
+      name: m.metadata.name ?? '',
+      cost: m.spec.costMicroCents,
+      createdAt: createdAt(m),
+    }));
+    return leaseFit(amount, members).has(j.metadata.name ?? '');
+  };
+  return jobs.filter(
+    (j) =>
+      phase(j) === 'pending' &&
+      (j.status?.attempts ?? 0) === 0 &&
+      holding(byName.get(j.spec.account), j, fits) !== 'none',
+  );
+}
+
+/** How far the jobs have got (started, finished): any change is progress. */
+export function progressOf(jobs: GenerationJob[]): string {
+  const started = jobs.filter((j) => phase(j) !== 'pending' || (j.status?.attempts ?? 0) > 0).length;
+  const finished = jobs.filter((j) => isTerminal(phase(j))).length;
+  return `${started} started, ${finished} finished`;
 }

@@ -6,7 +6,8 @@
  * agent, kube-apiserver, etcd, then all at once), each brought back by its supervisor, and
  * freezes kube-apiserver for 30 s. Then it checks that every job finished, every ledger is
  * whole to the micro-cent, every cancel answered 200 held, no attempt ran twice and every
- * webhook came with one stable id. Prints a table; exits 1 on any violation.
+ * webhook came with one stable id; throughout, that the controller never sat idle while paid
+ * jobs waited (a stall keeps its /debug/state). Prints a table; exits 1 on any violation.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import {
 } from './checks.ts';
 import { Load, sleep } from './load.ts';
 import { type ChaosStack, PARTS, type Part, startChaosStack } from './stack.ts';
+import { StallWatch } from './stall.ts';
 
 const args = process.argv.slice(2);
 const short = args.includes('--short');
@@ -52,6 +54,11 @@ const FREEZE_MS = 30_000;
 const RECOVERY_BOUND_MS = 180_000;
 /** How long the service may take, once the load stops, to finish every job and settle. */
 const DRAIN_BOUND_MS = 240_000;
+/**
+ * How long paid jobs may wait with nothing started or finished, the controller ready, before
+ * the run calls it a stall: far above a job's run time (seconds) and a lost Pod's retry.
+ */
+const STALL_MS = 60_000;
 
 function schedule(): Round[] {
   if (short) return [...PARTS, 'all', 'freeze'];
@@ -185,6 +192,7 @@ async function main(): Promise<number> {
   await writeFile(caFile, tls.ca);
   const receiver = await startReceiver(tls);
   let stack: ChaosStack | undefined;
+  let stalls: StallWatch | undefined;
   let failed = true;
   try {
     stack = await startChaosStack(dir, caFile);
@@ -200,6 +208,18 @@ async function main(): Promise<number> {
       random,
     });
     await load.start();
+    stalls = new StallWatch({
+      snapshot: () => snapshot(s),
+      controllerReady: async () => (await status(`${s.controllerUrl}/readyz`)) === 200,
+      controllerState: async () =>
+        (await fetch(`${s.controllerUrl}/debug/state`, { signal: AbortSignal.timeout(5_000) })).text(),
+      dir: join(dir, 'logs'),
+      stallMs: STALL_MS,
+      intervalMs: 5_000,
+      elapsed,
+      progress,
+    });
+    stalls.start();
     const rounds: RoundResult[] = [];
     for (const round of schedule()) {
       await sleep(3_000 + random() * 5_000);
@@ -219,6 +239,7 @@ async function main(): Promise<number> {
         webhooksDelivered(jobs, receiver.received).violations.length === 0
       );
     }, DRAIN_BOUND_MS);
+    const stalled = await stalls.stop();
     const { jobs, accounts } = await snapshot(s);
     const checks = [
       {
@@ -229,6 +250,7 @@ async function main(): Promise<number> {
           .map((r) => `${r.round} at ${r.atSeconds.toFixed(0)} s: ${r.note}`),
       },
       everyJobTerminal(jobs, load.observed),
+      stalled,
       ledgersWhole(accounts, jobs),
       cancelsHeld(jobs, load.observed),
       await attemptsRanOnce(s.agentLog),
@@ -243,6 +265,8 @@ async function main(): Promise<number> {
     failed = checks.some((c) => c.violations.length > 0);
     return failed ? 1 : 0;
   } finally {
+    // Stopped twice is harmless; its loop must not outlive a run cut short by an error.
+    await stalls?.stop();
     await stack?.stop().catch((err) => progress(`stop failed: ${err}`));
     await receiver.close();
     if (failed || keep) progress(`logs and state kept in ${dir}`);

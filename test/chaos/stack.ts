@@ -86,6 +86,9 @@ export async function startChaosStack(dir: string, webhookCaFile: string): Promi
     GENJOBS_LEASE_TERM: '1s',
     GENJOBS_LEASE_GRACE: '45s',
     GENJOBS_RETRY_BASE: '1s',
+    // The checks read every cancelled job at the end; a run on a busy machine outlasts the
+    // default 5 min after which a cancelled job's resource is deleted.
+    GENJOBS_CANCELLED_JOB_TTL: '2h',
     GENJOBS_KUBE_TIMEOUT: '3s',
     LOG_LEVEL: 'info',
   };

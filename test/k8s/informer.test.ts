@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane, REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { fromKubeConfig, type Kube, loadKubeConfig } from '../../src/k8s/client.ts';
+import { crInformer } from '../../src/k8s/cr-informer.ts';
 import { applyCrds, ensureNamespace, readCrds } from '../../src/k8s/crds.ts';
 import { Informer } from '../../src/k8s/informer.ts';
-import { CustomResources } from '../../src/k8s/resources.ts';
+import { CustomResources, type ListOptions } from '../../src/k8s/resources.ts';
 import type { Account } from '../../src/k8s/types.ts';
 import { silentLogger } from '../../src/log.ts';
 import { eventually } from '../support/cluster.ts';
@@ -95,6 +96,35 @@ describe('Informer', () => {
     // Written back from the cache: the apiserver keeps its bookkeeping.
     const written = await accounts.update({ ...cached, spec: { ...cached.spec, grantedMicroCents: 6 } });
     expect(managed(written)?.length).toBeGreaterThan(0);
+    await informer.stop();
+  });
+
+  it('watches from where its list ended: an object deleted just after the list leaves the cache', async () => {
+    /** Accounts whose list is followed at once by the delete of one of them, before any watch. */
+    class DeletedAfterList extends CustomResources<Account> {
+      override async list(options?: ListOptions) {
+        const page = await super.list(options);
+        if (page.items.some((a) => a.metadata.name === 'short-lived')) await this.delete('short-lived');
+        return page;
+      }
+    }
+    const accounts = new DeletedAfterList(kube, 'Account');
+    await accounts.create({
+      metadata: { name: 'short-lived' },
+      spec: { plan: 'free', grantedMicroCents: 1 },
+    });
+    const informer = crInformer(kube, accounts, silentLogger());
+    await informer.start();
+    await informer.waitForSync();
+    // A watch started from "now" instead would never hear of the delete: a ghost in the
+    // cache until the next full list, which a busy collection may never need. (Its watch
+    // ends after 30 s; the wait here is shorter.)
+    await eventually(
+      () => informer.get('short-lived') === undefined,
+      10_000,
+      'the delete made after the list',
+    );
+    expect(informer.stats().resourceVersion).not.toBe('');
     await informer.stop();
   });
 });

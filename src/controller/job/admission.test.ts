@@ -124,8 +124,41 @@ describe('Admission', () => {
     expect(admission.admits(held, 1)).toBe(false);
     expect(admission.admits(other, 1)).toBe(true);
     expect(admission.next(MODEL, 1)).toEqual(['big-waiting']);
-    expect(admission.nextOfAccount('small', 4)).toEqual(['small-waiting']);
     c.put('small-running', 0, { phase: 'completed', attempts: 1 }, 'small', OTHER);
     expect(admission.admits(held, 1)).toBe(true);
+  });
+
+  it("a job's end frees its model's slot and its account's room under the plan: both models are looked at", () => {
+    const c = cache();
+    const admission = new Admission(c.informer);
+    const OTHER = 'genjobs/reference-video/text-to-video';
+    const THIRD = 'genjobs/reference-image/edit-image';
+    c.put('small-waiting', 1, {}, 'small', OTHER);
+    c.put('small-running', 2, { phase: 'processing', attempts: 1 }, 'small', OTHER);
+    c.put('big-waiting', 3, {}, 'big', THIRD);
+    const ended = c.put('ended', 0, { phase: 'completed', attempts: 1 }, 'small');
+    expect(admission.freedBy(ended).sort()).toEqual([MODEL, OTHER].sort());
+  });
+
+  it('a slot freed shows in the next look as soon as the cache shows the end, and not before', () => {
+    const c = cache();
+    const admission = new Admission(c.informer);
+    c.put('running', 0, { phase: 'processing', attempts: 1 });
+    c.put('waiting', 1);
+    // The moment this process's own write returns, the cache may still show the job running.
+    expect(admission.next(MODEL, 1)).toEqual([]);
+    const ended = c.put('running', 0, { phase: 'completed', attempts: 1 });
+    expect(admission.freedBy(ended)).toEqual([MODEL]);
+    expect(admission.next(MODEL, 1)).toEqual(['waiting']);
+  });
+
+  it('tells how the slots of a model are used', () => {
+    const c = cache();
+    const admission = new Admission(c.informer);
+    c.put('running', 0, { phase: 'processing', attempts: 1 });
+    const starting = c.put('starting', 1);
+    c.put('waiting', 2);
+    admission.markStarted(starting);
+    expect(admission.state(MODEL, 4)).toEqual({ slots: 4, holding: 2, starting: 1, waiting: 1 });
   });
 });

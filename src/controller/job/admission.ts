@@ -5,6 +5,7 @@ import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 
 interface Entry extends Queued {
   account: string;
+  model: string;
 }
 
 /** One account's unfinished jobs: what its plan counts, and who waits for it. */
@@ -104,7 +105,7 @@ export class Admission {
       m.starting.delete(name);
       a.running.delete(name);
     } else {
-      const entry = before?.entry ?? { ...queuedOf(job), account: job.spec.account };
+      const entry = before?.entry ?? { ...queuedOf(job), account: job.spec.account, model: job.spec.model };
       const waiting = !this.holdsSlot(job);
       if (waiting) {
         m.waiting.put(entry);
@@ -180,14 +181,37 @@ export class Admission {
     if (!m.holding.has(name)) this.accounts.get(job.spec.account)?.running.delete(name);
   }
 
-  /** Waiting jobs of an account, oldest first (at most k): worth a look when one of its jobs ends. */
-  nextOfAccount(account: string, k: number): string[] {
-    const picked: string[] = [];
-    for (const e of this.accounts.get(account)?.waiting.all ?? []) {
-      if (picked.length >= k) break;
-      picked.push(e.name);
-    }
-    return picked;
+  /**
+   * The models whose waiting jobs may start now that the cache shows `job` finished or
+   * deleted: its own model (a slot freed) and the models its account has jobs waiting for
+   * (room under the plan freed). Called from the cache's event, whoever wrote the change: a
+   * look computed when this process's own write returns may come before the cache shows
+   * it, count the slot as still taken, and start nothing; were that the last job of the
+   * model to end, its waiting jobs would wait until their queue timeout (a day).
+   */
+  freedBy(job: GenerationJob): string[] {
+    const models = new Set([job.spec.model]);
+    for (const e of this.accounts.get(job.spec.account)?.waiting.all ?? []) models.add(e.model);
+    return [...models];
+  }
+
+  /**
+   * How a model's slots are used, for diagnostics: jobs holding one (this process's own
+   * starts among them) and jobs waiting that may take one. Free slots with jobs waiting
+   * mean no one has looked at the waiting jobs since the slots freed.
+   */
+  state(
+    model: string,
+    maxConcurrency: number,
+  ): { slots: number; holding: number; starting: number; waiting: number } {
+    const m = this.models.get(model);
+    if (!m) return { slots: maxConcurrency, holding: 0, starting: 0, waiting: 0 };
+    return {
+      slots: maxConcurrency,
+      holding: m.holding.size + m.starting.size,
+      starting: m.starting.size,
+      waiting: m.waiting.all.filter((e) => this.ready(e, m)).length,
+    };
   }
 
   /** The waiting jobs that would get the free slots of a model: the ones worth reconciling. */

@@ -46,7 +46,7 @@ export interface JobReconcilerDeps {
   /** Refuses a runtime whose authSecretRef names a Secret not labelled as model credentials. */
   credentials?: ModelCredentials;
   now?: () => number;
-  /** Asks for another job to be reconciled (waiting jobs when a slot frees). */
+  /** Asks for a job to be reconciled again (a settlement that failed). */
   enqueue: (jobId: string) => void;
 }
 
@@ -279,10 +279,8 @@ export class JobReconciler {
       d.metrics.jobsFinished.inc({ model, phase: to });
       const started = Date.parse(job.status?.startedAt ?? '');
       if (started) d.metrics.runTime.observe({ model, phase: to }, (now - started) / 1000);
-      const runtime = d.catalog()?.variantsBySlug.get(model)?.runtime;
-      for (const next of d.admission.next(model, runtime?.maxConcurrency ?? 0)) d.enqueue(next);
-      // A job held back by its plan may start on another model's free slot.
-      for (const next of d.admission.nextOfAccount(job.spec.account, 4)) d.enqueue(next);
+      // Its slot is handed on when the cache shows the end (main.ts, Admission.freedBy): the
+      // cache may not show it yet now that the write returned.
     }
   }
 }

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ControllerState } from '../../src/controller/main.ts';
+import { eventually } from '../support/cluster.ts';
+import { startTestStack, type TestStack } from '../support/stack.ts';
+
+// A node that binds no Pods: the admitted jobs keep their slots (their Pods stay Pending), so
+// nothing but the slot freed on purpose below can let the waiting job start.
+let s: TestStack;
+beforeAll(async () => {
+  s = await startTestStack('admission-wake', { slots: 0 });
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+const model = 'genjobs/reference-image/text-to-image';
+/** The default catalog's maxConcurrency of the model. */
+const SLOTS = 4;
+
+it('a slot freed by another writer (a running job deleted) starts the next waiting job', async () => {
+  const key = await s.account({ name: 'acme', plan: 'enterprise' });
+  const ids: string[] = [];
+  for (let i = 0; i <= SLOTS; i++) {
+    const res = await s.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model, input: { prompt: `${i}` } },
+    });
+    expect(res.status).toBe(200);
+    ids.push((await res.json()).jobId);
+  }
+  const admitted = (id: string) => s.r.jobs.get(id).then((j) => j?.status?.phase === 'processing');
+  const last = ids.at(-1)!;
+  await eventually(
+    async () => (await Promise.all(ids.slice(0, SLOTS).map(admitted))).every(Boolean),
+    30_000,
+    'the first jobs hold every slot',
+  );
+  await eventually(
+    async () =>
+      (await s.r.jobs.get(last))?.status?.conditions?.some(
+        (c) => c.type === 'Admitted' && c.reason === 'WaitingForCapacity',
+      ),
+    30_000,
+    'the last job waits for capacity',
+  );
+  // What an operator sees of it: every slot held, one job waiting, its next look a day off.
+  const state = async () =>
+    (await (await fetch(`${s.controller.url}/debug/state`)).json()) as ControllerState;
+  const before = await state();
+  expect(before.leader).toBe(true);
+  expect(before.admission[model]).toEqual({ slots: SLOTS, holding: SLOTS, starting: 0, waiting: 1 });
+  expect(before.queues.GenerationJob?.lastDueInMs).toBeGreaterThan(3_600_000);
+  expect(before.informers.GenerationJob).toMatchObject({ synced: true, objects: SLOTS + 1 });
+  // Not this controller's write: an operator's delete (or a former leader's last write).
+  await s.r.jobs.delete(ids[0]!);
+  await eventually(() => admitted(last), 15_000, 'the waiting job admitted into the freed slot');
+  await eventually(
+    async () => (await state()).admission[model]?.waiting === 0,
+    5_000,
+    'no job waiting in the state view',
+  );
+});
