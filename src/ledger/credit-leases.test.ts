@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CustomResources } from '../k8s/resources.ts';
 import type { Account } from '../k8s/types.ts';
 import { CreditLeases } from './credit-leases.ts';
@@ -84,8 +84,11 @@ describe('CreditLeases', () => {
     // An absent create on a lease that drew nothing else: the whole lease goes back.
     const lone = await leases.draw('acme', 5_000);
     lone.done('absent');
-    await new Promise((r) => setTimeout(r, 120));
-    expect(Object.keys(s.account.status?.leases ?? {})).toEqual([id]);
+    // Given back when its term ends: waited for, not slept on (timers run late on a busy machine).
+    await vi.waitFor(() => expect(Object.keys(s.account.status?.leases ?? {})).toEqual([id]), {
+      timeout: 5_000,
+      interval: 10,
+    });
     expect(s.account.status?.balanceMicroCents).toBe(9_000);
     expect(imbalance(s.account.status)).toBe(0);
   });
