@@ -559,6 +559,36 @@ export function printReport(r: Report): void {
       ),
     );
   }
+  const eta = r.scenarios.eta;
+  if (eta) {
+    const row = (name: string, e: EtaResult['atSubmit']['all']) => [
+      name,
+      e.jobs,
+      e.medianSeconds,
+      e.p90Seconds,
+      e.medianShare,
+      e.p90Share,
+    ];
+    out.push(
+      '',
+      `10. ETA: ${eta.jobs} mixed jobs, ${eta.capacity} slot(s) per variant, ${eta.slots} on the node; |predicted − actual| completion`,
+      table(
+        ['estimate', 'jobs', 'median s', 'p90 s', 'median ÷ left', 'p90 ÷ left'],
+        [
+          row('at submit, all', eta.atSubmit.all),
+          row('at submit, warm', eta.atSubmit.warm),
+          row('halfway, all', eta.halfway.all),
+          row('halfway, warm', eta.halfway.warm),
+          ...Object.entries(eta.warmByModel).map(([model, m]) =>
+            row(
+              `at submit, warm, ${model.split('/')[2]} (mean signed ${m.meanSignedSecondsAtSubmit} s)`,
+              m.atSubmit,
+            ),
+          ),
+        ],
+      ),
+    );
+  }
   const archive = r.scenarios.archive;
   if (archive) {
     out.push(

@@ -7,7 +7,10 @@
  * time that was left. "warm" counts only jobs whose variant had five completions when
  * they were submitted (the estimate then uses observed run times, not the catalog's).
  */
+import { parse, stringify } from 'yaml';
+import { defaultCatalogConfigMap } from '../../src/catalog/install.ts';
 import { MIN_HISTORY } from '../../src/jobs/eta.ts';
+import type { ConfigMap } from '../../src/k8s/configmaps.ts';
 import { type BenchContext, BenchNamespace } from '../harness/context.ts';
 import { percentile, round, sleep, waitFor } from '../harness/stats.ts';
 
@@ -22,8 +25,21 @@ interface Errors {
 
 export interface EtaResult {
   jobs: number;
+  /** Slots of each variant, and of the node agent. */
+  capacity: number;
+  slots: number;
   atSubmit: { all: Errors; warm: Errors };
   halfway: { all: Errors; warm: Errors };
+  /** Every job, relative to its submit (ms): to see where an estimate went wrong. */
+  samples: Array<{
+    model: string;
+    units: number;
+    warm: boolean;
+    positionAtSubmit?: number;
+    predicted: number;
+    started?: number;
+    done: number;
+  }>;
   /** The warm figures per model variant: which one the error comes from. */
   warmByModel: Record<string, { atSubmit: Errors; halfway: Errors; meanSignedSecondsAtSubmit: number }>;
 }
@@ -33,9 +49,13 @@ const VIDEO = 'genjobs/reference-video/text-to-video';
 
 interface Tracked {
   model: string;
+  /** Seconds of video, 1 for an image. */
+  units: number;
   submitAt: number;
   warm: boolean;
-  readings: Array<{ at: number; eta: number }>;
+  readings: Array<{ at: number; eta: number; position?: number }>;
+  /** When a reading first showed it processing. */
+  started?: number;
   done?: number;
 }
 
@@ -61,11 +81,29 @@ function inputOf(i: number): { model: string; input: Record<string, unknown> } {
   };
 }
 
+/** The default catalog with the two reference variants' slots set to `capacity`. */
+async function catalogWithCapacity(capacity: number): Promise<ConfigMap> {
+  const cm = await defaultCatalogConfigMap();
+  const data: Record<string, string> = {};
+  for (const [file, text] of Object.entries(cm.data ?? {})) {
+    const doc = parse(text) as {
+      models?: Array<{ variants: Record<string, { runtime: { maxConcurrency: number } }> }>;
+    };
+    for (const model of doc.models ?? [])
+      for (const variant of Object.values(model.variants)) variant.runtime.maxConcurrency = capacity;
+    data[file] = stringify(doc, { aliasDuplicateObjects: false });
+  }
+  return { ...cm, data };
+}
+
 export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
   const total = ctx.quick ? 16 : 60;
   const gapMs = ctx.quick ? 500 : 1500;
   const ns = await BenchNamespace.create(ctx, 'bench-eta');
-  await ns.installBenchCatalog();
+  // Slots per variant and on the node: BENCH_ETA_CAPACITY, BENCH_ETA_SLOTS (see the README).
+  const capacity = Number(process.env.BENCH_ETA_CAPACITY ?? 1);
+  const slots = Number(process.env.BENCH_ETA_SLOTS ?? 2 * capacity);
+  await ns.installCatalog([await catalogWithCapacity(capacity)]);
   const key = await ns.account('eta');
   const { proc: api, client } = await ns.startApi();
   // Worker Pods write their outputs through the api's /files: the controller must name it.
@@ -73,7 +111,7 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
     GENJOBS_PUBLIC_URL: api.url,
     GENJOBS_BLOB_INTERNAL_URL: `${api.url}/files`,
   });
-  const agent = await ns.startAgent(8);
+  const agent = await ns.startAgent(slots);
   const jobs = new Map<string, Tracked>();
   const completed = new Map<string, number>();
   const failures: string[] = [];
@@ -90,7 +128,12 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
               const job = JSON.parse(res.body);
               const now = Date.now();
               if (job.estimatedCompletionTime)
-                t.readings.push({ at: now, eta: Date.parse(job.estimatedCompletionTime) });
+                t.readings.push({
+                  at: now,
+                  eta: Date.parse(job.estimatedCompletionTime),
+                  position: job.queuePosition,
+                });
+              if (job.status === 'processing') t.started ??= now;
               if (job.status === 'failed') failures.push(`${id}: ${JSON.stringify(job.error)}`);
               if (job.status === 'completed' || job.status === 'failed') {
                 t.done = Date.parse(job.completedAt ?? '') || now;
@@ -109,6 +152,7 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
       const body = JSON.parse(res.body);
       jobs.set(body.jobId, {
         model,
+        units: Number(input.duration ?? 1),
         submitAt,
         warm: (completed.get(model) ?? 0) >= MIN_HISTORY,
         readings: [{ at: submitAt, eta: Date.parse(body.estimatedCompletionTime) }],
@@ -156,7 +200,18 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
   }
   return {
     warmByModel,
+    samples: tracked.map((t) => ({
+      model: t.model.split('/')[2] ?? t.model,
+      units: t.units,
+      warm: t.warm,
+      positionAtSubmit: t.readings[1]?.position,
+      predicted: t.readings[0]!.eta - t.submitAt,
+      ...(t.started !== undefined ? { started: t.started - t.submitAt } : {}),
+      done: t.done! - t.submitAt,
+    })),
     jobs: tracked.length,
+    capacity,
+    slots,
     atSubmit: { all: errors(tracked.map(atSubmit)), warm: errors(warm.map(atSubmit)) },
     halfway: { all: errors(tracked.map(halfway)), warm: errors(warm.map(halfway)) },
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitRuns, median, playQueue, RunTimes, remainingSeconds, Slots } from './eta.ts';
+import { fitRuns, median, paced, playQueue, RunTimes, remainingSeconds, Slots } from './eta.ts';
 
 describe('RunTimes', () => {
   it('answers the catalog figure until a variant has enough completions', () => {
@@ -77,6 +77,31 @@ describe('playQueue', () => {
     const played = playQueue({ capacity: 1e9, runningRemaining: [1] }, runs);
     expect(played.starts.every((s) => s === 0)).toBe(true);
     expect(played.next).toBe(0);
+  });
+});
+
+describe('paced', () => {
+  it('scales the fit to what the latest runs took', () => {
+    const fit = { fixed: 1, perUnit: 1 };
+    // The node got three times slower: the latest runs of 1 and 3 units took 6 and 12 s.
+    expect(
+      paced(fit, [
+        { units: 1, seconds: 6 },
+        { units: 3, seconds: 12 },
+        { units: 1, seconds: 6 },
+      ]),
+    ).toEqual({
+      fixed: 3,
+      perUnit: 3,
+    });
+  });
+
+  it('a history that got faster: the estimate follows within a few completions', () => {
+    const t = new RunTimes({ minHistory: 5 });
+    for (let i = 0; i < 30; i++) t.observe('v', `slow${i}`, i, 9);
+    expect(t.runSeconds('v', 99)).toBe(9);
+    for (let i = 0; i < 5; i++) t.observe('v', `fast${i}`, 100 + i, 3);
+    expect(t.runSeconds('v', 99)).toBe(3);
   });
 });
 

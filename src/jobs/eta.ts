@@ -27,6 +27,13 @@ export interface RunFit {
 }
 
 /**
+ * Completions that set the current pace of a variant: its run times are fitted over the
+ * whole history, then scaled to what the latest few took, so the estimate follows a node
+ * that got busier or quieter within a few jobs instead of a few dozen.
+ */
+export const RECENT = 9;
+
+/**
  * The last {@link HISTORY_SIZE} completions of each variant, and the run time they predict.
  * A job is counted once however often the cache shows it (its status changes after
  * completion: webhook delivery state). The fit is computed once per change of the history,
@@ -76,7 +83,8 @@ export class RunTimes {
   fit(variant: string): RunFit | undefined {
     if (this.fits.has(variant)) return this.fits.get(variant);
     const list = this.samples.get(variant);
-    const fit = list && list.length >= this.minHistory ? fitRuns(list) : undefined;
+    const fit =
+      list && list.length >= this.minHistory ? paced(fitRuns(list), list.slice(-RECENT)) : undefined;
     this.fits.set(variant, fit);
     return fit;
   }
@@ -104,6 +112,21 @@ export function fitRuns(samples: ReadonlyArray<{ seconds: number; units: number 
   const fixed = median(samples.map((s) => s.seconds - perUnit * s.units));
   // A negative fixed part is noise, not physics: fall back to runs proportional to the work.
   return fixed >= 0 ? { fixed, perUnit } : proportional();
+}
+
+/**
+ * The fit scaled by how the latest runs compare with it (the median ratio, so one slow run
+ * moves it little): the shape (fixed part, part per unit) comes from the whole history, the
+ * pace from the latest runs.
+ */
+export function paced(fit: RunFit, latest: ReadonlyArray<{ seconds: number; units: number }>): RunFit {
+  const ratios = latest.flatMap((s) => {
+    const expected = fit.fixed + fit.perUnit * s.units;
+    return expected > 0 ? [s.seconds / expected] : [];
+  });
+  if (ratios.length === 0) return fit;
+  const scale = median(ratios);
+  return { fixed: fit.fixed * scale, perUnit: fit.perUnit * scale };
 }
 
 export function median(values: number[]): number {
