@@ -68,6 +68,30 @@ function target(
 
 const atC = (levels: WriteLevel[] | undefined, c: number) => levels?.find((l) => l.concurrency === c);
 
+/**
+ * What the CPU columns say of each submit level: the apiserver's and etcd's CPU per submit
+ * against per raw create (a submit that costs one write costs them what a create does), and
+ * the throughput ratio the machine allows when its cores are the limit (every process's CPU
+ * per raw create ÷ per submit: the api's own work shares the cores with the apiserver).
+ */
+function submitCpuLines(api: ApiScenarioResult): string[] {
+  const total = (l: WriteLevel) => l.cpu?.totalMsPerItem ?? Number.NaN;
+  const store = (l: WriteLevel) =>
+    (l.cpu?.msPerItem['kube-apiserver'] ?? Number.NaN) + (l.cpu?.msPerItem.etcd ?? Number.NaN);
+  const lines = [
+    ...api.submitSpread8.map((l) => ['8 accounts', l] as const),
+    ...api.submitOneAccount.map((l) => ['1 account', l] as const),
+  ]
+    .filter(([, l]) => l.concurrency > 1)
+    .map(([name, l]) => {
+      const raw = atC(api.raw, l.concurrency);
+      if (!raw?.cpu || !l.cpu) return undefined;
+      return `  c=${l.concurrency}, ${name}: apiserver+etcd CPU per submit ÷ per raw create ${ratio(store(l), store(raw))}×; all processes' CPU per raw create ÷ per submit ${ratio(total(raw), total(l))}× (the CPU-bound throughput ratio)`;
+    })
+    .filter((x): x is string => x !== undefined);
+  return lines.length ? ['', ...lines] : [];
+}
+
 /** The issue's targets, each with the figure of this run. */
 export function targets(r: Report): Target[] {
   const { api, e2e, peer, catalog, memory } = r.scenarios;
@@ -350,6 +374,7 @@ export function printReport(r: Report): void {
           ...rows('submit, 1 account', api.submitOneAccount),
         ],
       ),
+      ...submitCpuLines(api),
       '',
       '3. READS: GET /v1/jobs/{id} through the api vs raw apiserver GET',
       table(
