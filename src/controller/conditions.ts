@@ -32,20 +32,26 @@ export function setCondition(
   return list;
 }
 
-/** Deep equality for status objects (JSON data only), to skip writes that change nothing. */
+/**
+ * Deep equality for status objects (JSON data only), to skip writes that change nothing: a
+ * key whose value is undefined counts as absent, as JSON.stringify drops it. Asked on every
+ * reconcile, so it walks the two objects rather than serializing them.
+ */
 export function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    return Object.fromEntries(
-      Object.entries(v)
-        .filter(([, x]) => x !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([k, x]) => [k, sortKeys(x)]),
-    );
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => sameJson(x, b[i]));
   }
-  return v;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const k in x) {
+    if (x[k] === undefined) continue;
+    defined++;
+    if (!sameJson(x[k], y[k])) return false;
+  }
+  for (const k in y) if (y[k] !== undefined) defined--;
+  return defined === 0;
 }

@@ -1,5 +1,6 @@
+import type { RequestOptions } from 'node:https';
 import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { causeOf, type Deadlines } from './deadline.ts';
 import { ApiserverUnavailable } from './errors.ts';
 import type { ApiserverHealth } from './health.ts';
@@ -37,11 +38,14 @@ interface Credentials {
   at: number;
 }
 
+/** Kept-alive connections to the apiserver per process: enough for the busiest burst of calls. */
+const CONNECTIONS = 64;
+
 /**
  * A lean JSON client of the apiserver for the calls on the service's hot paths (creating,
  * reading, writing and deleting jobs, uploads, accounts and Pods): undici's `request` over
- * the kubeconfig's kept-alive connections, with the credentials worked out once every few
- * seconds rather than per call. client-node's generated clients read the kubeconfig's
+ * kept-alive HTTP/1.1 connections (undici's HTTP/2 client cost a quarter more CPU per call,
+ * bench), with the credentials worked out once every few seconds rather than per call. client-node's generated clients read the kubeconfig's
  * certificate files, build a WHATWG fetch and run the body through its type serializer on
  * every call: a third of a submit's CPU in the api, where the apiserver's own share of the
  * machine is what bounds throughput. Every call has the same deadline and reports to the
@@ -54,6 +58,8 @@ export class KubeHttp {
   private readonly deadlines: Deadlines;
   private readonly health: ApiserverHealth;
   private credentials: Credentials | undefined;
+  /** The HTTP/1.1 pool, made from the kubeconfig's TLS settings (undefined: through a proxy, the kubeconfig's own). */
+  private pool: { key: string; agent: Agent } | undefined;
 
   constructor(kc: KubeConfig, deadlines: Deadlines, health: ApiserverHealth) {
     const cluster = kc.getCurrentCluster();
@@ -71,8 +77,34 @@ export class KubeHttp {
     await this.kc.applySecurityAuthentication(ctx);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(ctx.getHeaders())) headers[k.toLowerCase()] = v;
-    this.credentials = { headers, dispatcher: ctx.getDispatcher() as Dispatcher | undefined, at: now };
+    const dispatcher = (await this.http1()) ?? (ctx.getDispatcher() as Dispatcher | undefined);
+    this.credentials = { headers, dispatcher, at: now };
     return this.credentials;
+  }
+
+  /**
+   * An HTTP/1.1 pool with the kubeconfig's TLS settings (made again only if they change: a
+   * rotated client certificate), or undefined when the kubeconfig goes through a proxy,
+   * which its own dispatcher handles.
+   */
+  private async http1(): Promise<Agent | undefined> {
+    const tls: RequestOptions = {};
+    await this.kc.applyToHTTPSOptions(tls);
+    const options = this.kc.createDispatcherOptions(this.kc.getCurrentCluster(), {
+      ca: tls.ca,
+      cert: tls.cert,
+      key: tls.key,
+      ...(tls.rejectUnauthorized !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
+      ...(tls.servername !== undefined ? { servername: tls.servername } : {}),
+    });
+    if (options.type !== 'agent' && options.type !== 'none') return undefined;
+    const connect = options.type === 'agent' ? options.connect : {};
+    const key = JSON.stringify(connect);
+    if (this.pool?.key !== key) {
+      void this.pool?.agent.close();
+      this.pool = { key, agent: new Agent({ connect, allowH2: false, connections: CONNECTIONS }) };
+    }
+    return this.pool.agent;
   }
 
   /**
