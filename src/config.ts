@@ -67,7 +67,7 @@ export const configSchema = z.object({
   GENJOBS_RESERVATION_GRACE: duration.prefault('5m'),
   // Credit leases (docs/money.md).
   /** How long an api replica draws from one credit lease before its remainder goes back. */
-  GENJOBS_LEASE_TERM: duration.prefault('2s'),
+  GENJOBS_LEASE_TERM: duration.prefault('5s'),
   /**
    * A lease is counted and closed this long after its term: longer than any create naming
    * it can take to land (the apiserver's request timeout, 60 s) plus clock skew.

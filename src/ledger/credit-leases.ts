@@ -133,12 +133,13 @@ export class CreditLeases {
     this.rate.set(account, r);
   }
 
+  /** What the account's submits draw in one term, at the rate of its latest second. */
   private headroom(account: string): number {
     const r = this.rate.get(account);
     if (!r) return 0;
     const second = Math.floor(this.now() / 1000);
-    if (r.second === second) return Math.max(r.now, r.before);
-    return r.second === second - 1 ? r.now : 0;
+    const perSecond = r.second === second ? Math.max(r.now, r.before) : r.second === second - 1 ? r.now : 0;
+    return Math.ceil((perSecond * this.o.termMs) / 1000);
   }
 
   /**

@@ -81,7 +81,11 @@ export class AccountReconciler {
       const due = Date.parse(lease.expiresAt) + d.leaseGraceMs;
       if (now >= due) closing.push(id);
       // Rounded up to a common instant, so the leases of a few seconds close in one write.
-      else requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, roundUp(due) - now + 1);
+      else
+        requeueAfterMs = Math.min(
+          requeueAfterMs ?? Number.POSITIVE_INFINITY,
+          roundUp(due, closeBatchMs(d.leaseGraceMs)) - now + 1,
+        );
     }
     // All at once: the ledger writes them together (and settlements linger to be batched).
     await Promise.all([
@@ -146,6 +150,11 @@ export class AccountReconciler {
   }
 }
 
-/** Leases due within this window of each other are closed together. */
-const CLOSE_BATCH_MS = 5_000;
-const roundUp = (t: number) => Math.ceil(t / CLOSE_BATCH_MS) * CLOSE_BATCH_MS;
+/**
+ * Leases due within this window of each other are closed together (one list, one Account
+ * write): up to 30 s, a third of the grace. A close only does the bookkeeping (a lease's
+ * unused credit went back when its replica released it, a failed job's refund is not
+ * waiting for it), so closing later holds no money back.
+ */
+const closeBatchMs = (graceMs: number) => Math.max(1, Math.min(30_000, Math.floor(graceMs / 3)));
+const roundUp = (t: number, step: number) => Math.ceil(t / step) * step;
