@@ -27,6 +27,7 @@ import { StreamHub } from './jobs/hub.ts';
 import { QueueView } from './jobs/queue.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { JobService } from './jobs/service.ts';
+import { unfinishedByAccount } from './jobs/unfinished.ts';
 import { limitSettings } from './limits/config.ts';
 import { RequestLimits } from './limits/limits.ts';
 import { listen, type RunningServer } from './server.ts';
@@ -67,6 +68,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const jobs = crInformer<GenerationJob>(kube, r.jobs, log);
   const uploads = crInformer<Upload>(kube, r.uploads, log);
   jobs.addIndex('account', (j) => [j.spec.account]);
+  const unfinishedJobs = unfinishedByAccount(jobs);
   uploads.addIndex('account', (u) => [u.spec.account]);
   const watcher = new CatalogWatcher({
     informer: configMapInformer(kube, CATALOG_SELECTOR, log.child({ informer: 'catalog' })),
@@ -90,7 +92,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   });
   const limits = new RequestLimits({
     settings: limitSettings(config),
-    jobCache: jobs,
+    unfinishedJobs,
     uploadCache: uploads,
     now,
   });
@@ -120,6 +122,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     money: new Money(jobs, accounts),
     catalog,
     plans: config.GENJOBS_PLANS,
+    unfinishedJobs,
     webhookPolicy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
     eta: queue,
     now,

@@ -2,7 +2,6 @@ import { phaseOf } from '../../jobs/record.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 
-const UNFINISHED = 'submit:unfinished-by-account';
 /** Local memory is a bridge until the cache shows a write; past this it is dropped. */
 const BRIDGE_MS = 30_000;
 
@@ -14,17 +13,23 @@ const BRIDGE_MS = 30_000;
  * enforces the plan, so the excess waits pending (docs/money.md).
  */
 export class PlanGate {
-  private readonly jobs: Informer<GenerationJob>;
+  private readonly jobs: Pick<Informer<GenerationJob>, 'get'>;
+  private readonly unfinished: (account: string) => number;
   private readonly now: () => number;
   /** Jobs entered by this process and not yet in the cache, by account: jobId → since. */
   private readonly entered = new Map<string, Map<string, number>>();
   /** Jobs this process ended while the cache still shows them unfinished: jobId → since. */
   private readonly ended = new Map<string, Map<string, number>>();
 
-  constructor(jobs: Informer<GenerationJob>, now: () => number) {
+  /** `unfinished`: the account's unfinished jobs in the cache (unfinished.ts). */
+  constructor(
+    jobs: Pick<Informer<GenerationJob>, 'get'>,
+    unfinished: (account: string) => number,
+    now: () => number,
+  ) {
     this.jobs = jobs;
+    this.unfinished = unfinished;
     this.now = now;
-    jobs.addIndex(UNFINISHED, (j) => (isTerminal(phaseOf(j)) ? [] : [j.spec.account]));
   }
 
   /** Takes a slot for a submit of `jobId` if fewer than `max` jobs of the account are unfinished. */
@@ -51,7 +56,7 @@ export class PlanGate {
 
   private active(account: string): number {
     const now = this.now();
-    let n = this.jobs.countByIndex(UNFINISHED, account);
+    let n = this.unfinished(account);
     const entered = this.entered.get(account);
     for (const [id, since] of entered ?? []) {
       if (this.jobs.get(id) || now - since > BRIDGE_MS) entered!.delete(id);

@@ -36,6 +36,8 @@ export interface JobServiceOptions {
   money: Money;
   catalog: () => Catalog;
   plans: Record<string, number>;
+  /** How many unfinished jobs an account has in the cache (unfinished.ts). */
+  unfinishedJobs: (account: string) => number;
   /** Which webhook targets are allowed (the controller applies the same policy at delivery). */
   webhookPolicy?: TargetPolicy;
   /** Completion estimates and queue positions (queue.ts). */
@@ -79,7 +81,7 @@ export class JobService {
 
   constructor(options: JobServiceOptions) {
     this.o = options;
-    this.gate = new PlanGate(options.jobCache, () => this.now());
+    this.gate = new PlanGate(options.jobCache, options.unfinishedJobs, () => this.now());
     this.history = new JobHistory(options.archive);
   }
 

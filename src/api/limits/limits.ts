@@ -1,11 +1,11 @@
 import type { Request } from 'express';
 import { AppError } from '../../errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
-import type { GenerationJob, Upload } from '../../k8s/types.ts';
+import type { Upload } from '../../k8s/types.ts';
 import { isUploadContentType, maxSizeOf } from '../../uploads/policy.ts';
 import type { Principal } from '../request.ts';
 import { TokenBuckets } from './token-bucket.ts';
-import { liveJobs, uploadUsage } from './usage.ts';
+import { uploadUsage } from './usage.ts';
 
 /** Per-account limits of one api process; 0 turns a limit off. */
 export interface LimitSettings {
@@ -21,8 +21,9 @@ export interface LimitSettings {
 
 export interface RequestLimitsOptions {
   settings: LimitSettings;
-  /** Informer caches indexed by `account`. */
-  jobCache: Informer<GenerationJob>;
+  /** How many unfinished jobs an account has in the cache (api/jobs/unfinished.ts). */
+  unfinishedJobs: (account: string) => number;
+  /** The upload cache, indexed by `account`. */
   uploadCache: Informer<Upload>;
   now?: () => number;
 }
@@ -71,7 +72,7 @@ export class RequestLimits {
   private checkJobs(account: string): void {
     const cap = this.o.settings.maxLiveJobs;
     if (cap <= 0) return;
-    const live = liveJobs(this.o.jobCache.byIndex('account', account));
+    const live = this.o.unfinishedJobs(account);
     if (live >= cap) {
       throw new AppError(
         'CONCURRENT_JOBS_EXCEEDED',

@@ -1,4 +1,4 @@
-import { type GenerationJob, isTerminal, type Upload } from '../../k8s/types.ts';
+import type { Upload } from '../../k8s/types.ts';
 import { putClosesAt } from '../../uploads/policy.ts';
 
 /** What an account holds in the cluster right now, as far as per-account caps count it. */
@@ -12,13 +12,6 @@ export interface UploadUsage {
   bytes: number;
   /** When the earliest of them stops counting fully (its PUT closes, or it expires), ms. */
   nextReleaseAt: number | undefined;
-}
-
-/** Unfinished jobs (pending or processing), whatever their reservation: each is a live resource. */
-export function liveJobs(jobs: readonly GenerationJob[]): number {
-  let n = 0;
-  for (const j of jobs) if (!isTerminal(j.status?.phase)) n++;
-  return n;
 }
 
 /** The live uploads of one account and the bytes they may hold. */
