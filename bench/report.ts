@@ -305,6 +305,7 @@ const CPU_ROWS: Record<CpuProcess, string> = {
   controller: 'genjobs controller',
   'kube-controller-manager': 'kube-controller-manager',
   'node agent': 'node agent and its containers',
+  postgres: 'PostgreSQL (all its processes)',
   bench: 'bench (load and watch)',
 };
 
@@ -650,6 +651,31 @@ export function printReport(r: Report): void {
             archive.getArchived.p99Ms,
           ],
           ['list page of 50', 16, archive.listPage.perSecond, archive.listPage.p50Ms, archive.listPage.p99Ms],
+        ],
+      ),
+      '',
+      `  CPU ms per request, by process (user + system): the load, the api and PostgreSQL share the ${m.cpus} cores`,
+      table(
+        ['process', 'GET live', 'GET archived', 'list page of 50'],
+        [
+          ...(['api', 'postgres', 'bench'] as const).map((p) => [
+            CPU_ROWS[p],
+            archive.readCpu.getLive.msPerItem[p],
+            archive.readCpu.getArchived.msPerItem[p],
+            archive.readCpu.listPage.msPerItem[p],
+          ]),
+          [
+            'total',
+            archive.readCpu.getLive.totalMsPerItem,
+            archive.readCpu.getArchived.totalMsPerItem,
+            archive.readCpu.listPage.totalMsPerItem,
+          ],
+          [
+            `req/s the ${m.cpus} cores allow (÷ total)`,
+            ...[archive.readCpu.getLive, archive.readCpu.getArchived, archive.readCpu.listPage].map((c) =>
+              round((m.cpus * 1000) / c.totalMsPerItem, 0),
+            ),
+          ],
         ],
       ),
     );

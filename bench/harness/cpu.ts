@@ -3,7 +3,7 @@
  * shows where the machine's cores went: the control plane, each service part and the
  * benchmark itself, which drives the load on the same cores.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import type { ControlPlane } from '../../src/dev/controlplane.ts';
 import { round } from './stats.ts';
 
@@ -14,6 +14,7 @@ export type CpuProcess =
   | 'controller'
   | 'kube-controller-manager'
   | 'node agent'
+  | 'postgres'
   | 'bench';
 
 export type Pids = Partial<Record<CpuProcess, number>>;
@@ -53,12 +54,38 @@ export function basePids(cp: ControlPlane): Pids {
   return { 'kube-apiserver': cp.pids.apiServer, etcd: cp.pids.etcd, bench: process.pid };
 }
 
-export async function cpuSnapshot(pids: Pids): Promise<CpuSnapshot> {
+/**
+ * CPU seconds by process. Names in `trees` count the process and every live descendant:
+ * PostgreSQL serves each connection from its own backend process, whose time reaches the
+ * postmaster's waited-for children only when the backend exits.
+ */
+export async function cpuSnapshot(pids: Pids, trees: readonly CpuProcess[] = []): Promise<CpuSnapshot> {
   const snapshot: CpuSnapshot = {};
   for (const [name, pid] of Object.entries(pids) as Array<[CpuProcess, number | undefined]>) {
-    snapshot[name] = pid === undefined ? Number.NaN : await cpuSeconds(pid);
+    if (pid === undefined) snapshot[name] = Number.NaN;
+    else if (!trees.includes(name)) snapshot[name] = await cpuSeconds(pid);
+    else {
+      let sum = 0;
+      for (const p of await descendants(pid)) sum += (await cpuSeconds(p)) || 0;
+      snapshot[name] = sum;
+    }
   }
   return snapshot;
+}
+
+/** `pid` and every process below it, from the parent ids in /proc. */
+async function descendants(pid: number): Promise<number[]> {
+  const children = new Map<number, number[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (!children.has(ppid)) children.set(ppid, []);
+    children.get(ppid)!.push(Number(entry));
+  }
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) all.push(...(children.get(all[i]!) ?? []));
+  return all;
 }
 
 export function cpuUse(before: CpuSnapshot, after: CpuSnapshot, items: number): CpuUse {

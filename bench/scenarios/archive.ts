@@ -6,6 +6,8 @@
  * and reads of archived jobs (GET, a 50-job list page) are timed through the api.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { encodeCursor } from '../../src/api/jobs/list.ts';
 import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
@@ -15,6 +17,7 @@ import { resources } from '../../src/k8s/resources.ts';
 import { API_VERSION, type GenerationJob } from '../../src/k8s/types.ts';
 import { INSTANT_MODEL, PAUSED_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace } from '../harness/context.ts';
+import { type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
 import { pooledKube } from '../harness/pooled.ts';
 import { onCleanup } from '../harness/procs.ts';
 import { closedLoop, type LoadResult, round } from '../harness/stats.ts';
@@ -38,6 +41,8 @@ export interface ArchiveResult {
   /** Archived GET p99 ÷ live GET p99. */
   getArchivedRatio: number;
   listPage: LoadResult;
+  /** CPU per request of each read, by process (api, PostgreSQL, the bench client). */
+  readCpu: { getLive: CpuUse; getArchived: CpuUse; listPage: CpuUse };
 }
 
 const ACCOUNTS = 200;
@@ -131,6 +136,7 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
         await new Promise((res) => setTimeout(res, 3_000));
         const [c, a] = [await controller.memory(), await api.memory()];
         return {
+          pid: api.pid,
           api: a.vmRss,
           controller: c.vmRss,
           client,
@@ -154,30 +160,48 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
     const on = await measure({ GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: pg.url });
     try {
       const archived = await archive.listJobs({ account: 'acct-0', limit: 2_000 });
-      const get = await closedLoop(16, ctx.quick ? 2_000 : 20_000, async (i) => {
-        const id = archived[i % archived.length]!.metadata.name;
-        const res = await on.client.call('GET', `/v1/jobs/${id}`, { key });
-        if (res.status !== 200) throw new Error(`GET ${id}: ${res.status} ${res.body}`);
-      });
-      // The same GET of a live (cached) job in the same run: the baseline the machine allows.
+      const reads = Number(process.env.BENCH_ARCHIVE_READS ?? (ctx.quick ? 2_000 : 20_000));
+      const pids = { api: on.pid, postgres: pg.pid, bench: process.pid };
+      const phases: Record<string, [number, number]> = {};
+      // Each read is warmed up first (JIT, the pool's connections), then timed with the CPU
+      // every process spent on it: the bench client, the api and PostgreSQL share two cores.
+      const timed = async (name: string, count: number, op: (i: number) => Promise<void>) => {
+        await closedLoop(16, Math.max(100, Math.round(count / 10)), op);
+        const before = await cpuSnapshot(pids, ['postgres']);
+        const from = monotonicMicros();
+        const load = await closedLoop(16, count, op);
+        phases[name] = [from, monotonicMicros()];
+        const cpu = cpuUse(before, await cpuSnapshot(pids, ['postgres']), load.count);
+        return { load, cpu };
+      };
+      // GET of a live (cached) job first: the baseline this machine allows right now.
       const liveIds = (await r.jobs.list()).items
         .filter((j) => j.spec.account === 'acct-0')
         .map((j) => j.metadata.name);
-      const getLive = await closedLoop(16, ctx.quick ? 2_000 : 20_000, async (i) => {
+      const getLive = await timed('getLive', reads, async (i) => {
         const res = await on.client.call('GET', `/v1/jobs/${liveIds[i % liveIds.length]}`, { key });
         if (res.status !== 200) throw new Error(`GET live: ${res.status} ${res.body}`);
+      });
+      const get = await timed('getArchived', reads, async (i) => {
+        const id = archived[i % archived.length]!.metadata.name;
+        const res = await on.client.call('GET', `/v1/jobs/${id}`, { key });
+        if (res.status !== 200) throw new Error(`GET ${id}: ${res.status} ${res.body}`);
       });
       // Pages deep in the history (up to 1,000 rows in), each a full page of 50.
       const cursors = archived
         .slice(0, Math.min(1_000, archived.length - 50))
         .map((j) => encodeCursor([String(j.metadata.creationTimestamp ?? ''), j.metadata.name ?? '']));
-      const list = await closedLoop(16, ctx.quick ? 1_000 : 10_000, async (i) => {
+      const list = await timed('listPage', Math.round(reads / 2), async (i) => {
         const res = await on.client.call('GET', `/v1/jobs?limit=50&cursor=${cursors[i % cursors.length]}`, {
           key,
         });
         if (res.status !== 200 || (JSON.parse(res.body) as { jobs: unknown[] }).jobs.length !== 50)
           throw new Error(`list: ${res.status} ${res.body.slice(0, 200)}`);
       });
+      if (process.env.BENCH_PROFILE) {
+        // The profile's clock is CLOCK_MONOTONIC in µs too: each read's slice can be cut out of it.
+        await writeFile(join(ctx.dir, 'logs', 'archive-read-phases.json'), JSON.stringify(phases));
+      }
       const etcdJobs = (await r.jobs.list()).items.length;
       const { jobs: archivedRows } = await archive.count();
       return {
@@ -193,10 +217,11 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
         },
         apiRssRatio: round(on.api / off.api, 3),
         controllerRssRatio: round(on.controller / off.controller, 3),
-        getArchived: get,
-        getLive,
-        getArchivedRatio: round(get.p99Ms / getLive.p99Ms, 2),
-        listPage: list,
+        getArchived: get.load,
+        getLive: getLive.load,
+        getArchivedRatio: round(get.load.p99Ms / getLive.load.p99Ms, 2),
+        listPage: list.load,
+        readCpu: { getLive: getLive.cpu, getArchived: get.cpu, listPage: list.cpu },
       };
     } finally {
       await on.stop();
@@ -207,6 +232,8 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
     done();
   }
 }
+
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 /** An archived job as the archiver stores it: a finished resource without managedFields. */
 function archivedJob(id: string, account: string, created: string): GenerationJob {

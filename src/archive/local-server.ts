@@ -40,6 +40,11 @@ export class LocalPostgres {
     this.bin = bin;
   }
 
+  /** The postmaster's process id while it runs (each connection is a child process of it). */
+  get pid(): number | undefined {
+    return this.proc?.child.pid;
+  }
+
   get url(): string {
     return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   }
