@@ -27,8 +27,8 @@ export function postgresClient(o: PostgresOptions): SqlClient {
   });
   pool.on('error', (err) => o.onError?.(err));
   return {
-    async query<R extends object>(text: string, params?: unknown[]) {
-      return (await pool.query(text, params)).rows as R[];
+    async query<R extends object>(text: string, params?: unknown[], name?: string) {
+      return (await pool.query(name ? { name, text, values: params } : { text, values: params })).rows as R[];
     },
     async exec(script: string) {
       // Without parameters pg sends the simple protocol, which runs several statements.

@@ -70,6 +70,7 @@ export class SqlArchive implements ArchiveStore {
     const rows = await this.sql.query<{ resource: string }>(
       'SELECT resource::text AS resource FROM genjobs_jobs WHERE id = $1',
       [id],
+      'genjobs-get-job',
     );
     return rows[0] ? (JSON.parse(rows[0].resource) as GenerationJob) : undefined;
   }
@@ -95,6 +96,8 @@ export class SqlArchive implements ArchiveStore {
       `SELECT resource::text AS resource FROM genjobs_jobs WHERE ${where.join(' AND ')}
        ORDER BY created_at DESC, id DESC LIMIT $${params.push(q.limit)}`,
       params,
+      // One prepared statement per combination of filters (the text differs only by those).
+      `genjobs-list-jobs-${q.status ? 's' : ''}${q.model ? 'm' : ''}${q.before ? 'b' : ''}`,
     );
     return rows.map((r) => JSON.parse(r.resource) as GenerationJob);
   }

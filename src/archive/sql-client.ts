@@ -4,7 +4,15 @@
  * fit it, so the archive runs the same SQL on either.
  */
 export interface SqlClient {
-  query<R extends object = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  /**
+   * One statement. A `name` makes it a prepared statement on a server: parsed and planned
+   * once per connection, then only bound and run (the hot reads, whose text never changes).
+   */
+  query<R extends object = Record<string, unknown>>(
+    text: string,
+    params?: unknown[],
+    name?: string,
+  ): Promise<R[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
   /** Runs `fn` on one connection, released after. */
