@@ -1,4 +1,5 @@
 import type { GenerationJob, Upload } from '../k8s/types.ts';
+import { Coalescer } from './coalesce.ts';
 import type { SqlClient } from './sql-client.ts';
 import type { ArchiveListQuery, ArchiveStore, ExpiredRow } from './store.ts';
 
@@ -13,6 +14,22 @@ const INSERT_CHUNK = 500;
  */
 export class SqlArchive implements ArchiveStore {
   private readonly sql: SqlClient;
+
+  /**
+   * Resources by id, one query for the look-ups that arrive together (see Coalescer). Two
+   * queries in flight: measured at 16 concurrent GETs, CPU per GET (api, PostgreSQL and
+   * the client together) was 0.25 ms with one, 0.29 with two, 0.37 with four, 0.49 without
+   * coalescing; two rather than one so a slow look-up (a page read from disk) does not
+   * hold every other GET behind it.
+   */
+  private readonly jobs = new Coalescer<string>(async (ids) => {
+    const rows = await this.sql.query<{ id: string; resource: string }>(
+      'SELECT id, resource::text AS resource FROM genjobs_jobs WHERE id = ANY($1::text[])',
+      [ids],
+      'genjobs-get-jobs',
+    );
+    return new Map(rows.map((r) => [r.id, r.resource]));
+  }, 2);
 
   constructor(sql: SqlClient) {
     this.sql = sql;
@@ -67,12 +84,8 @@ export class SqlArchive implements ArchiveStore {
   }
 
   async getJob(id: string): Promise<GenerationJob | undefined> {
-    const rows = await this.sql.query<{ resource: string }>(
-      'SELECT resource::text AS resource FROM genjobs_jobs WHERE id = $1',
-      [id],
-      'genjobs-get-job',
-    );
-    return rows[0] ? (JSON.parse(rows[0].resource) as GenerationJob) : undefined;
+    const resource = await this.jobs.get(id);
+    return resource === undefined ? undefined : (JSON.parse(resource) as GenerationJob);
   }
 
   async getUpload(id: string): Promise<Upload | undefined> {

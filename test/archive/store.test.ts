@@ -29,6 +29,18 @@ for (const make of [pglite, postgres]) {
       expect(await archive.getJob('nope')).toBeUndefined();
     });
 
+    it('look-ups made together (one query for several) answer each its own job, a missing one nothing', async () => {
+      const archive = await flavour.open();
+      const jobs = Array.from({ length: 12 }, (_, i) => finishedJob(`c${i}`, { createdAt: at(i) }));
+      await archive.upsertJobs(jobs);
+      const ids = [...jobs.map((j) => j.metadata.name ?? ''), 'nope', 'c3'];
+      const got = await Promise.all(ids.map((id) => archive.getJob(id)));
+      expect(got.map((j) => j?.metadata.name)).toEqual([...ids.slice(0, 12), undefined, 'c3']);
+      for (const [i, job] of jobs.entries()) {
+        expect(JSON.stringify(jobRecord(got[i]!))).toBe(JSON.stringify(jobRecord(job)));
+      }
+    });
+
     it('lists one account newest first, a page at a time, with status and model filters', async () => {
       const archive = await flavour.open();
       const jobs = Array.from({ length: 30 }, (_, i) =>
