@@ -271,6 +271,22 @@ function archiveTargets(a: ArchiveResult | undefined): Target[] {
       '<=',
       20,
     ),
+    target(
+      'archive-e2e-on-vs-off',
+      'end-to-end jobs/s with the archive on ÷ off (archiving during the run)',
+      a?.e2e.ratio,
+      '×',
+      '>=',
+      0.95,
+    ),
+    target(
+      'archive-e2e-on-vs-ttl',
+      'the same, off side deleting jobs as soon (GENJOBS_JOB_TTL): the archive alone',
+      a?.e2e.ratioSameDeletes,
+      '×',
+      '>=',
+      0.95,
+    ),
   ];
 }
 
@@ -676,6 +692,32 @@ export function printReport(r: Report): void {
               round((m.cpus * 1000) / c.totalMsPerItem, 0),
             ),
           ],
+        ],
+      ),
+      '',
+      `  end to end (scenario 4's run, instant worker, c=64, 8 accounts), in turn: off (jobs kept, 7-day TTL); ttl (no archive, GENJOBS_JOB_TTL=${archive.e2e.keepFinishedSeconds}s); on (GENJOBS_KEEP_FINISHED=${archive.e2e.keepFinishedSeconds}s: archived and deleted during the run)`,
+      `  jobs/s: off ${fmt(archive.e2e.offJobsPerSecond)}, ttl ${fmt(archive.e2e.ttlJobsPerSecond)}, on ${fmt(archive.e2e.onJobsPerSecond)}; on ÷ off ${fmt(archive.e2e.ratio)}×, on ÷ ttl ${fmt(archive.e2e.ratioSameDeletes)}×; archive rows/s during the runs ${fmt(archive.e2e.archiveRowsPerSecond)}`,
+      table(
+        ['run', 'jobs', 's', 'jobs/s', 'archived at end', 'deleted at end', 'all gone after s'],
+        archive.e2e.runs.map((x, i) => [
+          `${i + 1}: ${x.archive}`,
+          x.completed,
+          x.seconds,
+          x.jobsPerSecond,
+          x.archivedByEnd,
+          x.deletedByEnd,
+          x.drainSeconds,
+        ]),
+      ),
+      '',
+      '  CPU ms per job, by process, first submit to last completion',
+      table(
+        ['process', ...archive.e2e.runs.map((x, i) => `${i + 1}: ${x.archive}`)],
+        [
+          ...(Object.keys(CPU_ROWS) as CpuProcess[])
+            .filter((p) => archive.e2e.runs.some((x) => x.cpu.msPerItem[p] !== undefined))
+            .map((p) => [CPU_ROWS[p], ...archive.e2e.runs.map((x) => x.cpu.msPerItem[p])]),
+          ['total', ...archive.e2e.runs.map((x) => x.cpu.totalMsPerItem)],
         ],
       ),
     );

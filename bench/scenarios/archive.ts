@@ -21,6 +21,7 @@ import { type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
 import { pooledKube } from '../harness/pooled.ts';
 import { onCleanup } from '../harness/procs.ts';
 import { closedLoop, type LoadResult, round } from '../harness/stats.ts';
+import { type ArchiveE2eResult, archiveE2e } from './archive-e2e.ts';
 
 export interface ArchiveResult {
   archivedRows: number;
@@ -43,6 +44,8 @@ export interface ArchiveResult {
   listPage: LoadResult;
   /** CPU per request of each read, by process (api, PostgreSQL, the bench client). */
   readCpu: { getLive: CpuUse; getArchived: CpuUse; listPage: CpuUse };
+  /** End-to-end jobs/s with the archive off and on (archiving and deleting during the run). */
+  e2e: ArchiveE2eResult;
 }
 
 const ACCOUNTS = 200;
@@ -54,6 +57,7 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
   const pg = await LocalPostgres.start();
   const done = onCleanup('postgres', () => pg.stop());
   const archive = new Archive(postgresClient({ connectionString: pg.url }));
+  const countSql = postgresClient({ connectionString: pg.url });
   try {
     await archive.ready();
     const ns = await BenchNamespace.create(ctx, 'bench-archive');
@@ -135,15 +139,19 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
       try {
         await new Promise((res) => setTimeout(res, 3_000));
         const [c, a] = [await controller.memory(), await api.memory()];
+        let stopped: Promise<void> | undefined;
         return {
           pid: api.pid,
           api: a.vmRss,
           controller: c.vmRss,
           client,
-          stop: async () => {
-            client.close();
-            await api.stop();
-            await controller.stop();
+          stop: () => {
+            stopped ??= (async () => {
+              client.close();
+              await api.stop();
+              await controller.stop();
+            })();
+            return stopped;
           },
         };
       } catch (err) {
@@ -204,6 +212,19 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
       }
       const etcdJobs = (await r.jobs.list()).items.length;
       const { jobs: archivedRows } = await archive.count();
+      // The reads' processes go before the end-to-end runs start their own.
+      await on.stop();
+      const e2e = await archiveE2e(ctx, {
+        url: pg.url,
+        pid: pg.pid,
+        rowsOf: async (accounts) =>
+          (
+            await countSql.query<{ n: number }>(
+              'SELECT count(*)::int AS n FROM genjobs_jobs WHERE account = ANY($1::text[])',
+              [accounts],
+            )
+          )[0]?.n ?? 0,
+      });
       return {
         archivedRows,
         liveJobs: live,
@@ -222,12 +243,14 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
         getArchivedRatio: round(get.load.p99Ms / getLive.load.p99Ms, 2),
         listPage: list.load,
         readCpu: { getLive: getLive.cpu, getArchived: get.cpu, listPage: list.cpu },
+        e2e,
       };
     } finally {
       await on.stop();
     }
   } finally {
     await archive.close();
+    await countSql.close();
     await pg.stop();
     done();
   }

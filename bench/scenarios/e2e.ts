@@ -12,6 +12,7 @@ import { profileApiserver, wantsApiserverProfile } from '../harness/apiserver-pr
 import { INSTANT_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace, INSTANT_WORKER_COMMAND } from '../harness/context.ts';
 import { basePids, type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
+import type { ApiClient } from '../harness/http.ts';
 import { genjobsSettled, quiesce } from '../harness/quiet.ts';
 import { closedLoop, type Latency, type LoadResult, latency, ratio, round } from '../harness/stats.ts';
 import { StageTracker } from '../harness/tracker.ts';
@@ -79,29 +80,13 @@ export async function e2eScenario(ctx: BenchContext): Promise<E2eResult> {
     stops.unshift(() => controller.stop());
     const agent = await ns.startAgent(E2E_SLOTS);
     stops.unshift(() => agent.stop());
-    const tracker = new StageTracker(informer, (j) => {
-      const phase = j.status?.phase;
-      return {
-        started: phase === 'processing',
-        done: phase === 'completed',
-        failed:
-          phase === 'failed' || phase === 'cancelled'
-            ? `${phase}: ${j.status?.error?.code ?? ''} ${j.status?.error?.message ?? ''}`
-            : undefined,
-      };
-    });
+    const tracker = new StageTracker(informer, jobStage);
     stops.unshift(() => informer.stop());
     await informer.start();
     await informer.waitForSync();
     await waitForModel(client, INSTANT_MODEL);
 
-    const submit = async (key: string) =>
-      (
-        await client.ok<{ jobId: string }>('POST', '/v1/jobs/submit', {
-          key,
-          json: { model: INSTANT_MODEL, input: { prompt: 'a lighthouse at dusk' } },
-        })
-      ).jobId;
+    const submit = (key: string) => submitInstantJob(client, key);
     const startOf = (id: string) => {
       const rec = tracker.seen.get(id);
       return rec?.started ?? rec?.done ?? Number.NaN;
@@ -197,4 +182,27 @@ export async function e2eScenario(ctx: BenchContext): Promise<E2eResult> {
   } finally {
     for (const stop of stops) await stop().catch(() => {});
   }
+}
+
+/** The stage of a job as the benchmark's watch reads it (StageTracker): a job that did not complete failed. */
+export function jobStage(j: GenerationJob): { started: boolean; done: boolean; failed?: string } {
+  const phase = j.status?.phase;
+  return {
+    started: phase === 'processing',
+    done: phase === 'completed',
+    failed:
+      phase === 'failed' || phase === 'cancelled'
+        ? `${phase}: ${j.status?.error?.code ?? ''} ${j.status?.error?.message ?? ''}`
+        : undefined,
+  };
+}
+
+/** Submits one job of the instant variant through the api; resolves with its id. */
+export async function submitInstantJob(client: ApiClient, key: string): Promise<string> {
+  return (
+    await client.ok<{ jobId: string }>('POST', '/v1/jobs/submit', {
+      key,
+      json: { model: INSTANT_MODEL, input: { prompt: 'a lighthouse at dusk' } },
+    })
+  ).jobId;
 }

@@ -1,0 +1,183 @@
+/**
+ * Part of the `archive` scenario (issue 14): "archiving never becomes the bottleneck".
+ * The end-to-end run of scenario 4 (api, controller, dev node agent, an instant worker,
+ * jobs submitted at concurrency 64 over 8 accounts) with the archive off and on, side by
+ * side, in turn, so drift on a shared machine falls on every mode. With it on, a short
+ * GENJOBS_KEEP_FINISHED makes the controller archive and delete the jobs while the run
+ * goes on, as it does in production minutes after each job.
+ *
+ * With the archive off a finished job is deleted too, at GENJOBS_JOB_TTL (7 days), so a
+ * short run never pays for that delete, which the archive's run does pay. A third mode,
+ * `ttl`, runs without the archive but with GENJOBS_JOB_TTL as short as the archive's
+ * keepFinished: the same deletes, nothing archived, so on ÷ ttl is the archive's own cost.
+ */
+import { crInformer } from '../../src/k8s/cr-informer.ts';
+import type { GenerationJob } from '../../src/k8s/types.ts';
+import { silentLogger } from '../../src/log.ts';
+import { INSTANT_MODEL } from '../harness/catalogs.ts';
+import { type BenchContext, BenchNamespace, INSTANT_WORKER_COMMAND } from '../harness/context.ts';
+import { basePids, type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
+import { closedLoop, ratio, round, sleep } from '../harness/stats.ts';
+import { StageTracker } from '../harness/tracker.ts';
+import { waitForModel } from './api.ts';
+import { E2E_SLOTS, jobStage, submitInstantJob } from './e2e.ts';
+
+/** `off`: no archive, jobs kept (7-day TTL); `ttl`: no archive, jobs deleted as `on` deletes them; `on`: archived and deleted. */
+export type ArchiveE2eMode = 'off' | 'ttl' | 'on';
+
+export interface ArchiveE2eRun {
+  archive: ArchiveE2eMode;
+  jobs: number;
+  completed: number;
+  /** First submit sent to last completion seen. */
+  seconds: number;
+  jobsPerSecond: number;
+  /** Rows of this run in PostgreSQL (on), and its jobs deleted from etcd (on, ttl), when the last one completed. */
+  archivedByEnd?: number;
+  deletedByEnd?: number;
+  /** On, ttl: seconds after the last completion until every job was archived (on) and its resource deleted. */
+  drainSeconds?: number;
+  cpu: CpuUse;
+}
+
+export interface ArchiveE2eResult {
+  keepFinishedSeconds: number;
+  runs: ArchiveE2eRun[];
+  /** Jobs completed ÷ seconds, over all runs of each mode. */
+  offJobsPerSecond: number;
+  ttlJobsPerSecond: number;
+  onJobsPerSecond: number;
+  /** On ÷ off (issue 14: ≥ 0.95). */
+  ratio: number;
+  /** On ÷ ttl: the same deletes on both sides, so what archiving itself costs. */
+  ratioSameDeletes: number;
+  /** Rows the archiver wrote during the runs with it on ÷ those runs' seconds. */
+  archiveRowsPerSecond: number;
+}
+
+/** Short, so jobs leave etcd within the run (production: 10 minutes). */
+const KEEP_FINISHED_S = 5;
+
+export async function archiveE2e(
+  ctx: BenchContext,
+  archive: { url: string; pid: number | undefined; rowsOf(accounts: string[]): Promise<number> },
+): Promise<ArchiveE2eResult> {
+  const jobs = Number(process.env.BENCH_ARCHIVE_E2E_ITEMS ?? (ctx.quick ? 60 : 800));
+  const order: ArchiveE2eMode[] = ctx.quick ? ['off', 'ttl', 'on'] : ['off', 'ttl', 'on', 'off', 'ttl', 'on'];
+  const budgetMs = (ctx.quick ? 60 : 240) * 1000;
+  const runs: ArchiveE2eRun[] = [];
+  for (const [i, mode] of order.entries()) {
+    ctx.progress(`archive: end to end, archive ${mode} (${i + 1} of ${order.length}), ${jobs} jobs`);
+    runs.push(await run(ctx, `bench-archive-e2e-${i + 1}`, mode, jobs, budgetMs, archive));
+  }
+  const total = (mode: ArchiveE2eMode) => {
+    const of = runs.filter((r) => r.archive === mode);
+    return of.reduce((a, r) => a + r.completed, 0) / of.reduce((a, r) => a + r.seconds, 0);
+  };
+  const on = runs.filter((r) => r.archive === 'on');
+  return {
+    keepFinishedSeconds: KEEP_FINISHED_S,
+    runs,
+    offJobsPerSecond: round(total('off'), 2),
+    ttlJobsPerSecond: round(total('ttl'), 2),
+    onJobsPerSecond: round(total('on'), 2),
+    ratio: ratio(total('on'), total('off')),
+    ratioSameDeletes: ratio(total('on'), total('ttl')),
+    archiveRowsPerSecond: round(
+      on.reduce((a, r) => a + (r.archivedByEnd ?? 0), 0) / on.reduce((a, r) => a + r.seconds, 0),
+      2,
+    ),
+  };
+}
+
+async function run(
+  ctx: BenchContext,
+  name: string,
+  mode: ArchiveE2eMode,
+  n: number,
+  budgetMs: number,
+  archive: { url: string; pid: number | undefined; rowsOf(accounts: string[]): Promise<number> },
+): Promise<ArchiveE2eRun> {
+  const ns = await BenchNamespace.create(ctx, name);
+  await ns.installBenchCatalog();
+  // Account names of this run only: its rows are counted among the scenario's million.
+  const accounts = Array.from({ length: 8 }, (_, i) => `${name}-${i}`);
+  const keys = await Promise.all(accounts.map((a) => ns.account(a)));
+  const env: NodeJS.ProcessEnv =
+    mode === 'on'
+      ? {
+          GENJOBS_ARCHIVE: 'postgres',
+          GENJOBS_ARCHIVE_URL: archive.url,
+          GENJOBS_KEEP_FINISHED: `${KEEP_FINISHED_S}s`,
+        }
+      : mode === 'ttl'
+        ? { GENJOBS_ARCHIVE: 'off', GENJOBS_JOB_TTL: `${KEEP_FINISHED_S}s` }
+        : { GENJOBS_ARCHIVE: 'off' };
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    const controller = await ns.startController({
+      ...env,
+      GENJOBS_WORKER_COMMAND: JSON.stringify(INSTANT_WORKER_COMMAND),
+      GENJOBS_CONTROLLER_CONCURRENCY: '16',
+    });
+    stops.unshift(() => controller.stop());
+    const agent = await ns.startAgent(E2E_SLOTS);
+    stops.unshift(() => agent.stop());
+    const { proc: api, client } = await ns.startApi(env);
+    stops.unshift(
+      async () => client.close(),
+      () => api.stop(),
+    );
+    const informer = crInformer<GenerationJob>(ns.kube, ns.r.jobs, silentLogger());
+    const tracker = new StageTracker(informer, jobStage);
+    stops.unshift(() => informer.stop());
+    await informer.start();
+    await informer.waitForSync();
+    await waitForModel(client, INSTANT_MODEL);
+
+    const pids = {
+      ...basePids(ctx.cluster.cp),
+      api: api.pid,
+      controller: controller.pid,
+      'node agent': agent.pid,
+      ...(mode === 'on' ? { postgres: archive.pid } : {}),
+    };
+    const cpuBefore = await cpuSnapshot(pids, ['postgres']);
+    const ids: string[] = [];
+    const first = performance.now();
+    await closedLoop(64, n, async (i) => {
+      ids.push(await submitInstantJob(client, keys[i % keys.length]!));
+    });
+    const complete = await tracker.doneWithin(ids, budgetMs - (performance.now() - first), 'job');
+    const done = ids.filter((id) => tracker.seen.get(id)?.done !== undefined);
+    const last = complete ? Math.max(...done.map((id) => tracker.seen.get(id)!.done!)) : performance.now();
+    const cpu = cpuUse(cpuBefore, await cpuSnapshot(pids, ['postgres']), Math.max(1, done.length));
+    const seconds = (last - first) / 1000;
+    const result: ArchiveE2eRun = {
+      archive: mode,
+      jobs: n,
+      completed: done.length,
+      seconds: round(seconds, 2),
+      jobsPerSecond: round(done.length / seconds, 2),
+      cpu,
+    };
+    if (mode !== 'off') {
+      const live = async () => (await ns.r.jobs.list()).items.length;
+      const rows = async () => (mode === 'on' ? await archive.rowsOf(accounts) : done.length);
+      if (mode === 'on') result.archivedByEnd = await rows();
+      result.deletedByEnd = n - (await live());
+      // Every job archived (on) and its resource deleted: the archiver or the TTL caught up.
+      const drainFrom = performance.now();
+      const drainDeadline = drainFrom + (ctx.quick ? 60_000 : 120_000);
+      while ((await rows()) < done.length || (await live()) > n - done.length) {
+        if (performance.now() > drainDeadline) break;
+        await sleep(250);
+      }
+      result.drainSeconds =
+        performance.now() > drainDeadline ? Number.NaN : round((performance.now() - drainFrom) / 1000, 1);
+    }
+    return result;
+  } finally {
+    for (const stop of stops) await stop().catch(() => {});
+  }
+}
