@@ -53,6 +53,12 @@ export interface ArchiveE2eResult {
   ratioSameDeletes: number;
   /** Rows the archiver wrote during the runs with it on ÷ those runs' seconds. */
   archiveRowsPerSecond: number;
+  /**
+   * CPU ms per job of every process measured, over all runs of each mode. The jobs/s of
+   * one run drift by a quarter with what else the shared cores run; CPU per job hardly
+   * does, and where the cores are the bound, off ÷ on is the jobs/s ratio without drift.
+   */
+  cpuMsPerJob: Record<ArchiveE2eMode, number>;
 }
 
 /** Short, so jobs leave etcd within the run (production: 10 minutes). */
@@ -75,6 +81,11 @@ export async function archiveE2e(
     return of.reduce((a, r) => a + r.completed, 0) / of.reduce((a, r) => a + r.seconds, 0);
   };
   const on = runs.filter((r) => r.archive === 'on');
+  const cpu = (mode: ArchiveE2eMode) => {
+    const of = runs.filter((r) => r.archive === mode);
+    const ms = of.reduce((a, r) => a + r.cpu.totalMsPerItem * r.completed, 0);
+    return round(ms / of.reduce((a, r) => a + r.completed, 0), 1);
+  };
   return {
     keepFinishedSeconds: KEEP_FINISHED_S,
     runs,
@@ -83,6 +94,7 @@ export async function archiveE2e(
     onJobsPerSecond: round(total('on'), 2),
     ratio: ratio(total('on'), total('off')),
     ratioSameDeletes: ratio(total('on'), total('ttl')),
+    cpuMsPerJob: { off: cpu('off'), ttl: cpu('ttl'), on: cpu('on') },
     archiveRowsPerSecond: round(
       on.reduce((a, r) => a + (r.archivedByEnd ?? 0), 0) / on.reduce((a, r) => a + r.seconds, 0),
       2,
