@@ -721,6 +721,19 @@ export function printReport(r: Report): void {
           ['total', ...archive.e2e.runs.map((x) => x.cpu.totalMsPerItem)],
         ],
       ),
+      '',
+      '  apiserver requests per job, first submit until every job was archived and deleted (off: until the last completion)',
+      table(
+        ['request', ...archive.e2e.runs.map((x, i) => `${i + 1}: ${x.archive}`)],
+        [
+          ...[...new Set(archive.e2e.runs.flatMap((x) => Object.keys(x.writesPerJob.byResource)))]
+            .sort()
+            .map((k) => [k, ...archive.e2e.runs.map((x) => x.writesPerJob.byResource[k] ?? 0)]),
+          ['writes', ...archive.e2e.runs.map((x) => x.writesPerJob.total)],
+          ['writes refused (409)', ...archive.e2e.runs.map((x) => x.conflictsPerJob)],
+          ['reads', ...archive.e2e.runs.map((x) => x.readsPerJob.total)],
+        ],
+      ),
     );
   }
   if (r.errors.length > 0) {

@@ -19,6 +19,7 @@ import { type BenchContext, BenchNamespace, INSTANT_WORKER_COMMAND } from '../ha
 import { basePids, type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
 import { closedLoop, ratio, round, sleep } from '../harness/stats.ts';
 import { StageTracker } from '../harness/tracker.ts';
+import { perItem, readsBetween, writesBetween } from '../harness/writes.ts';
 import { waitForModel } from './api.ts';
 import { E2E_SLOTS, jobStage, submitInstantJob } from './e2e.ts';
 
@@ -38,6 +39,14 @@ export interface ArchiveE2eRun {
   /** On, ttl: seconds after the last completion until every job was archived (on) and its resource deleted. */
   drainSeconds?: number;
   cpu: CpuUse;
+  /**
+   * Apiserver requests per completed job, from the first submit until every job of the run
+   * was archived and deleted (off: until the last completion): writes by resource and
+   * verb, writes refused with 409, and reads.
+   */
+  writesPerJob: { total: number; byResource: Record<string, number> };
+  conflictsPerJob: number;
+  readsPerJob: { total: number; byResource: Record<string, number> };
 }
 
 export interface ArchiveE2eResult {
@@ -155,6 +164,7 @@ async function run(
       ...(mode === 'on' ? { postgres: archive.pid } : {}),
     };
     const cpuBefore = await cpuSnapshot(pids, ['postgres']);
+    const requestsBefore = await ctx.meter.snapshot();
     const ids: string[] = [];
     const first = performance.now();
     await closedLoop(64, n, async (i) => {
@@ -172,6 +182,9 @@ async function run(
       seconds: round(seconds, 2),
       jobsPerSecond: round(done.length / seconds, 2),
       cpu,
+      writesPerJob: { total: 0, byResource: {} },
+      conflictsPerJob: 0,
+      readsPerJob: { total: 0, byResource: {} },
     };
     if (mode !== 'off') {
       const live = async () => (await ns.r.jobs.list()).items.length;
@@ -188,6 +201,12 @@ async function run(
       result.drainSeconds =
         performance.now() > drainDeadline ? Number.NaN : round((performance.now() - drainFrom) / 1000, 1);
     }
+    const requestsAfter = await ctx.meter.snapshot();
+    const writes = writesBetween(requestsBefore, requestsAfter);
+    const items = Math.max(1, done.length);
+    result.writesPerJob = perItem(writes, items);
+    result.conflictsPerJob = round(writes.conflicts / items, 3);
+    result.readsPerJob = perItem(readsBetween(requestsBefore, requestsAfter), items);
     return result;
   } finally {
     for (const stop of stops) await stop().catch(() => {});
