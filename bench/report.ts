@@ -722,7 +722,7 @@ export function printReport(r: Report): void {
         ],
       ),
       '',
-      '  apiserver requests per job, first submit until every job was archived and deleted (off: until the last completion)',
+      "  apiserver requests per job, first submit until Pods were gone, leases closed and (ttl, on) every job deleted; reads include the bench's own polls",
       table(
         ['request', ...archive.e2e.runs.map((x, i) => `${i + 1}: ${x.archive}`)],
         [

@@ -17,6 +17,7 @@ import { silentLogger } from '../../src/log.ts';
 import { INSTANT_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace, INSTANT_WORKER_COMMAND } from '../harness/context.ts';
 import { basePids, type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
+import { genjobsSettled, quiesce } from '../harness/quiet.ts';
 import { closedLoop, ratio, round, sleep } from '../harness/stats.ts';
 import { StageTracker } from '../harness/tracker.ts';
 import { perItem, readsBetween, writesBetween } from '../harness/writes.ts';
@@ -40,9 +41,10 @@ export interface ArchiveE2eRun {
   drainSeconds?: number;
   cpu: CpuUse;
   /**
-   * Apiserver requests per completed job, from the first submit until every job of the run
-   * was archived and deleted (off: until the last completion): writes by resource and
-   * verb, writes refused with 409, and reads.
+   * Apiserver requests per completed job, from the first submit until the run's Pods were
+   * gone and its credit leases closed and (on, ttl) every job was archived and deleted:
+   * writes by resource and verb, writes refused with 409, and reads (with the bench's own
+   * watch and its polls for the deletes).
    */
   writesPerJob: { total: number; byResource: Record<string, number> };
   conflictsPerJob: number;
@@ -187,21 +189,25 @@ async function run(
       conflictsPerJob: 0,
       readsPerJob: { total: 0, byResource: {} },
     };
+    const live = async () => (await ns.r.jobs.list()).items.length;
+    const rows = async () => (mode === 'on' ? await archive.rowsOf(accounts) : done.length);
+    if (mode === 'on') result.archivedByEnd = await rows();
+    if (mode !== 'off') result.deletedByEnd = n - (await live());
+    const drainFrom = performance.now();
+    // With a delete, until every job was archived (on) and its resource deleted: the
+    // archiver or the TTL caught up.
     if (mode !== 'off') {
-      const live = async () => (await ns.r.jobs.list()).items.length;
-      const rows = async () => (mode === 'on' ? await archive.rowsOf(accounts) : done.length);
-      if (mode === 'on') result.archivedByEnd = await rows();
-      result.deletedByEnd = n - (await live());
-      // Every job archived (on) and its resource deleted: the archiver or the TTL caught up.
-      const drainFrom = performance.now();
       const drainDeadline = drainFrom + (ctx.quick ? 60_000 : 120_000);
       while ((await rows()) < done.length || (await live()) > n - done.length) {
         if (performance.now() > drainDeadline) break;
-        await sleep(250);
+        await sleep(500);
       }
       result.drainSeconds =
         performance.now() > drainDeadline ? Number.NaN : round((performance.now() - drainFrom) / 1000, 1);
     }
+    // Every mode's requests are counted until its Pods are gone and its credit leases
+    // closed, so each pays for its whole lifecycle.
+    await quiesce('Pods deleted and leases closed', () => genjobsSettled(ns.kube, ns.r), 120_000);
     const requestsAfter = await ctx.meter.snapshot();
     const writes = writesBetween(requestsBefore, requestsAfter);
     const items = Math.max(1, done.length);
