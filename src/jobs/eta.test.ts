@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitRuns, median, paced, playQueue, RunTimes, remainingSeconds, Slots } from './eta.ts';
+import { fitRuns, fitWork, median, paced, playQueue, RunTimes, remainingSeconds, Slots } from './eta.ts';
 
 describe('RunTimes', () => {
   it('answers the catalog figure until a variant has enough completions', () => {
@@ -32,9 +32,26 @@ describe('RunTimes', () => {
 
   it('scales by units of work (a video of twice the seconds takes twice as long)', () => {
     const t = new RunTimes({ minHistory: 2 });
-    t.observe('v', 'a', 1, 8, 4);
-    t.observe('v', 'b', 2, 16, 8);
-    expect(t.runSeconds('v', 240, 6)).toBe(12);
+    t.observe('v', 'a', 1, 8, { units: 4 });
+    t.observe('v', 'b', 2, 16, { units: 8 });
+    expect(t.runSeconds('v', 240, { units: 6 })).toBe(12);
+  });
+
+  it('learns what a trait of the input costs: 2k images that take twice as long are expected to', () => {
+    const t = new RunTimes({ minHistory: 5 });
+    for (let i = 0; i < 12; i++) {
+      const big = i % 2 === 0;
+      t.observe('v', `j${i}`, i, big ? 4 : 2, {
+        units: 1,
+        traits: [`resolution=${big ? '2k' : '1k'}`, 'aspect_ratio=1:1'],
+      });
+    }
+    expect(t.runSeconds('v', 99, { units: 1, traits: ['resolution=2k', 'aspect_ratio=1:1'] })).toBeCloseTo(4);
+    expect(t.runSeconds('v', 99, { units: 1, traits: ['resolution=1k', 'aspect_ratio=1:1'] })).toBeCloseTo(2);
+    // A value no run has shown yet: the variant's middle pace, not a guess.
+    const unseen = t.runSeconds('v', 99, { units: 1, traits: ['resolution=4k'] });
+    expect(unseen).toBeGreaterThan(2);
+    expect(unseen).toBeLessThan(4);
   });
 
   it('tells whether an observation changed the history, and refits only then', () => {
@@ -51,7 +68,7 @@ describe('RunTimes', () => {
     const t = new RunTimes({ minHistory: 1 });
     t.observe('v', 'a', 1, -1);
     t.observe('v', 'b', 1, Number.NaN);
-    t.observe('v', 'c', 1, 3, 0);
+    t.observe('v', 'c', 1, 3, { units: 0 });
     expect(t.count('v')).toBe(0);
   });
 });
@@ -102,6 +119,34 @@ describe('paced', () => {
     expect(t.runSeconds('v', 99)).toBe(9);
     for (let i = 0; i < 5; i++) t.observe('v', `fast${i}`, 100 + i, 3);
     expect(t.runSeconds('v', 99)).toBe(3);
+  });
+});
+
+describe('fitWork', () => {
+  it('separates a trait from the units: 8 s videos with sound take longer, and the line stays that of the silent ones', () => {
+    const samples = [4, 6, 8, 4, 6, 8, 4, 6, 8, 4, 6, 8].map((units, i) => {
+      const sound = i % 2 === 0;
+      return { units, traits: [`has_sound=${sound}`], seconds: (1 + 0.5 * units) * (sound ? 1.5 : 1) };
+    });
+    const fit = fitWork(samples);
+    const factor = (trait: string) => fit.factors?.get(trait) ?? Number.NaN;
+    expect(factor('has_sound=true') / factor('has_sound=false')).toBeCloseTo(1.5);
+    for (const s of samples) {
+      const f = fit.factors?.get(s.traits[0]!) ?? 1;
+      expect((fit.fixed + fit.perUnit * s.units) * f).toBeCloseTo(s.seconds);
+    }
+  });
+
+  it('a trait seen in fewer than three runs, or in every run, gets no factor', () => {
+    const samples = [
+      ...Array.from({ length: 6 }, () => ({ units: 1, traits: ['r=1k', 'a=1:1'], seconds: 2 })),
+      { units: 1, traits: ['r=2k', 'a=1:1'], seconds: 8 },
+      { units: 1, traits: ['r=2k', 'a=1:1'], seconds: 8 },
+    ];
+    const fit = fitWork(samples);
+    expect(fit.factors?.get('r=2k')).toBeUndefined();
+    expect(fit.factors?.get('a=1:1')).toBeUndefined();
+    expect(fit.fixed + fit.perUnit).toBe(2);
   });
 });
 

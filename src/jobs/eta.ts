@@ -12,18 +12,51 @@ export const HISTORY_SIZE = 50;
 /** Completions a variant needs before its history replaces the catalog's typical time. */
 export const MIN_HISTORY = 5;
 
-interface Sample {
+/**
+ * The work a job asks for, as far as its run time goes: `units` (a video's seconds, 1 for an
+ * image) and `traits`, the closed-set choices of its input (`resolution=2k`) that may make
+ * a run longer or shorter by a factor the history shows.
+ */
+export interface Work {
+  units: number;
+  traits?: readonly string[];
+}
+
+/** A job of one unit, no traits: what a variant without a per-unit field always runs. */
+export const ONE: Work = { units: 1 };
+
+/** A trait scales estimates once this many remembered runs have it: one odd run says nothing. */
+export const MIN_TRAIT_RUNS = 3;
+
+interface Sample extends Work {
   jobId: string;
   /** When the job completed (ms): the window keeps the latest, whatever order they arrive in. */
   at: number;
   seconds: number;
-  units: number;
 }
 
-/** Run seconds of a job of `units` work: `fixed + perUnit × units`. */
+/**
+ * Run seconds of a job: `(fixed + perUnit × units) × Π factors[trait]` over the job's traits
+ * (a trait without a factor counts as 1).
+ */
 export interface RunFit {
   fixed: number;
   perUnit: number;
+  factors?: ReadonlyMap<string, number>;
+}
+
+/** What the fit expects a job of `work` to run, in seconds. */
+export function expectedSeconds(fit: RunFit, work: Work): number {
+  return (fit.fixed + fit.perUnit * work.units) * traitFactor(fit.factors, work.traits);
+}
+
+function traitFactor(
+  factors: ReadonlyMap<string, number> | undefined,
+  traits: readonly string[] | undefined,
+): number {
+  let f = 1;
+  if (factors) for (const t of traits ?? []) f *= factors.get(t) ?? 1;
+  return f;
 }
 
 /**
@@ -51,17 +84,23 @@ export class RunTimes {
   }
 
   /**
-   * Records a completed job's run: `seconds` for `units` of work (1 for an image). True when
-   * the history changed (estimates of the variant may have moved).
+   * Records a completed job's run: `seconds` for its `work`. True when the history changed
+   * (estimates of the variant may have moved).
    */
-  observe(variant: string, jobId: string, completedAt: number, seconds: number, units = 1): boolean {
-    if (!Number.isFinite(seconds) || seconds < 0 || !(units > 0) || !Number.isFinite(completedAt))
+  observe(variant: string, jobId: string, completedAt: number, seconds: number, work: Work = ONE): boolean {
+    if (!Number.isFinite(seconds) || seconds < 0 || !(work.units > 0) || !Number.isFinite(completedAt))
       return false;
     const list = this.samples.get(variant) ?? [];
     if (list.some((s) => s.jobId === jobId)) return false;
     if (list.length >= this.size && completedAt <= list[0]!.at) return false;
     const at = list.findIndex((s) => s.at > completedAt);
-    list.splice(at < 0 ? list.length : at, 0, { jobId, at: completedAt, seconds, units });
+    list.splice(at < 0 ? list.length : at, 0, {
+      jobId,
+      at: completedAt,
+      seconds,
+      units: work.units,
+      traits: work.traits,
+    });
     if (list.length > this.size) list.shift();
     this.samples.set(variant, list);
     this.fits.delete(variant);
@@ -73,10 +112,10 @@ export class RunTimes {
     return this.samples.get(variant)?.length ?? 0;
   }
 
-  /** Expected run seconds of a job of `units` work: from the observed fit, or the catalog's figure. */
-  runSeconds(variant: string, typicalSeconds: number, units = 1): number {
+  /** Expected run seconds of a job of `work`: from the observed fit, or the catalog's figure. */
+  runSeconds(variant: string, typicalSeconds: number, work: Work = ONE): number {
     const fit = this.fit(variant);
-    return fit ? fit.fixed + fit.perUnit * units : typicalSeconds;
+    return fit ? expectedSeconds(fit, work) : typicalSeconds;
   }
 
   /** The variant's fit, or undefined until it has {@link MIN_HISTORY} completions. */
@@ -84,7 +123,7 @@ export class RunTimes {
     if (this.fits.has(variant)) return this.fits.get(variant);
     const list = this.samples.get(variant);
     const fit =
-      list && list.length >= this.minHistory ? paced(fitRuns(list), list.slice(-RECENT)) : undefined;
+      list && list.length >= this.minHistory ? paced(fitWork(list), list.slice(-RECENT)) : undefined;
     this.fits.set(variant, fit);
     return fit;
   }
@@ -115,18 +154,49 @@ export function fitRuns(samples: ReadonlyArray<{ seconds: number; units: number 
 }
 
 /**
+ * {@link fitRuns} with the factor of each trait: the median of what its runs took over what
+ * the line expects, relative to the median of all runs (2k images that take 1.6 times what
+ * 1k ones do get 1.6 times the factor). The line is then fitted again with the factors
+ * divided out, so a history of mostly 2k images does not set the pace of a 1k one. Traits
+ * of different properties are taken as independent: correlated ones would count twice.
+ */
+export function fitWork(samples: ReadonlyArray<Work & { seconds: number }>): RunFit {
+  const line = fitRuns(samples);
+  const ratios = samples.map((s) => s.seconds / Math.max(1e-9, expectedSeconds(line, s)));
+  const overall = median(ratios);
+  const byTrait = new Map<string, number[]>();
+  samples.forEach((s, i) => {
+    for (const t of s.traits ?? []) {
+      const mine = byTrait.get(t) ?? [];
+      mine.push(ratios[i]!);
+      byTrait.set(t, mine);
+    }
+  });
+  const factors = new Map<string, number>();
+  for (const [trait, mine] of byTrait) {
+    // A trait every run has is the variant's pace, not a difference between its runs.
+    if (mine.length < MIN_TRAIT_RUNS || mine.length === samples.length) continue;
+    const factor = median(mine) / overall;
+    if (Number.isFinite(factor) && factor > 0) factors.set(trait, factor);
+  }
+  if (factors.size === 0) return line;
+  const plain = samples.map((s) => ({ units: s.units, seconds: s.seconds / traitFactor(factors, s.traits) }));
+  return { ...fitRuns(plain), factors };
+}
+
+/**
  * The fit scaled by how the latest runs compare with it (the median ratio, so one slow run
  * moves it little): the shape (fixed part, part per unit) comes from the whole history, the
  * pace from the latest runs.
  */
-export function paced(fit: RunFit, latest: ReadonlyArray<{ seconds: number; units: number }>): RunFit {
+export function paced(fit: RunFit, latest: ReadonlyArray<Work & { seconds: number }>): RunFit {
   const ratios = latest.flatMap((s) => {
-    const expected = fit.fixed + fit.perUnit * s.units;
+    const expected = expectedSeconds(fit, s);
     return expected > 0 ? [s.seconds / expected] : [];
   });
   if (ratios.length === 0) return fit;
   const scale = median(ratios);
-  return { fixed: fit.fixed * scale, perUnit: fit.perUnit * scale };
+  return { ...fit, fixed: fit.fixed * scale, perUnit: fit.perUnit * scale };
 }
 
 export function median(values: number[]): number {

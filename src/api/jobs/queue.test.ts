@@ -28,10 +28,16 @@ function fakeCache() {
   };
 }
 
-function aJob(name: string, createdS: number, status: GenerationJobStatus = {}, duration = 8): GenerationJob {
+function aJob(
+  name: string,
+  createdS: number,
+  status: GenerationJobStatus = {},
+  duration = 8,
+  more: Record<string, unknown> = {},
+): GenerationJob {
   return {
     metadata: { name, creationTimestamp: new Date(T0 + createdS * 1000).toISOString() },
-    spec: { account: 'a', model: VIDEO, version: 'v1.0', input: { duration }, costMicroCents: 1 },
+    spec: { account: 'a', model: VIDEO, version: 'v1.0', input: { duration, ...more }, costMicroCents: 1 },
     status,
   } as unknown as GenerationJob;
 }
@@ -41,7 +47,18 @@ const catalog = (maxConcurrency: number) => () =>
     variantsBySlug: new Map([
       [
         VIDEO,
-        { runtime: { typicalSeconds: 240, maxConcurrency }, pricing: { perSecond: { field: 'duration' } } },
+        {
+          runtime: { typicalSeconds: 240, maxConcurrency },
+          pricing: { perSecond: { field: 'duration' } },
+          inputSchema: {
+            type: 'object',
+            properties: {
+              prompt: { type: 'string' },
+              duration: { type: 'integer', enum: [4, 6, 8] },
+              has_sound: { type: 'boolean', default: true },
+            },
+          },
+        },
       ],
     ]),
   }) as unknown as Catalog;
@@ -98,6 +115,26 @@ describe('QueueView', () => {
     // 2 s per second of video: a 4 s clip with a free slot takes 8 s.
     const fresh = q.record(aJob('new', 999, {}, 4));
     expect(fresh.estimatedCompletionTime).toBe(new Date(T0 + 1_008_000).toISOString());
+  });
+
+  it('learns what a closed-set input field costs: videos without sound (the default has it) run faster', () => {
+    const cache = fakeCache();
+    const q = new QueueView({ jobs: cache, catalog: catalog(2), now: () => T0 + 1_000_000 });
+    for (let i = 0; i < 8; i++) {
+      const silent = i % 2 === 1;
+      const status = {
+        phase: 'completed' as const,
+        startedAt: new Date(T0).toISOString(),
+        completedAt: new Date(T0 + (silent ? 8_000 : 16_000)).toISOString(),
+      };
+      cache.set(aJob(`done${i}`, i, status, 8, silent ? { has_sound: false } : {}));
+    }
+    const eta = (more: Record<string, unknown>) =>
+      Date.parse(
+        q.record(aJob(`new${JSON.stringify(more)}`, 999, {}, 8, more)).estimatedCompletionTime ?? '',
+      );
+    expect(eta({ has_sound: false }) - (T0 + 1_000_000)).toBeCloseTo(8_000, -1);
+    expect(eta({}) - (T0 + 1_000_000)).toBeCloseTo(16_000, -1);
   });
 
   it('a job not yet in the cache queues behind every waiting one', () => {

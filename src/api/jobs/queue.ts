@@ -1,5 +1,5 @@
 import type { Catalog, Variant } from '../../catalog/index.ts';
-import { RunTimes, remainingSeconds, Slots } from '../../jobs/eta.ts';
+import { RunTimes, remainingSeconds, Slots, type Work } from '../../jobs/eta.ts';
 import { AdmissionQueue, type Queued, queuedOf } from '../../jobs/order.ts';
 import { type JobRecord, jobRecord, phaseOf } from '../../jobs/record.ts';
 import type { EventType, Informer } from '../../k8s/informer.ts';
@@ -12,13 +12,13 @@ const UNKNOWN_TYPICAL_SECONDS = 60;
 
 /** A pending job in its variant's queue, ordered as the controller admits: oldest first. */
 interface Waiting extends Queued {
-  units: number;
+  work: Work;
 }
 
 /** Where a job stands in the view: its variant, and whether it waits or holds a slot. */
 type Place =
   | { model: string; kind: 'waiting'; entry: Waiting }
-  | { model: string; kind: 'running'; started: number; units: number };
+  | { model: string; kind: 'running'; started: number; work: Work };
 
 /** The completion estimates of one variant's jobs, played forward at `at`. */
 interface Snapshot {
@@ -32,7 +32,7 @@ interface Snapshot {
 /** One variant's queue: the waiting jobs in admission order and the ones holding a slot. */
 class VariantQueue {
   readonly waiting = new AdmissionQueue<Waiting>();
-  readonly running = new Map<string, { started: number; units: number }>();
+  readonly running = new Map<string, { started: number; work: Work }>();
   snapshot: Snapshot | undefined;
 }
 
@@ -102,7 +102,7 @@ export class QueueView {
         moved = this.enter(q, model, after.entry) || moved;
         this.places.set(name, after);
       } else if (after?.kind === 'running') {
-        q.running.set(name, { started: after.started, units: after.units });
+        q.running.set(name, { started: after.started, work: after.work });
         this.places.set(name, after);
         moved = true;
       } else {
@@ -125,7 +125,7 @@ export class QueueView {
       job.metadata.name ?? '',
       end,
       (end - Date.parse(s.startedAt)) / 1000,
-      unitsOf(job, this.variant(job.spec.model)),
+      workOf(job, this.variant(job.spec.model)),
     );
   }
 
@@ -133,11 +133,11 @@ export class QueueView {
     const phase = phaseOf(job);
     if (isTerminal(phase)) return undefined;
     const model = job.spec.model;
-    const units = unitsOf(job, this.variant(model));
+    const work = workOf(job, this.variant(model));
     if (phase === 'processing' || (job.status?.attempts ?? 0) > 0) {
-      return { model, kind: 'running', started: Date.parse(job.status?.startedAt ?? ''), units };
+      return { model, kind: 'running', started: Date.parse(job.status?.startedAt ?? ''), work };
     }
-    return { model, kind: 'waiting', entry: { ...queuedOf(job), units } };
+    return { model, kind: 'waiting', entry: { ...queuedOf(job), work } };
   }
 
   /**
@@ -151,7 +151,7 @@ export class QueueView {
   private enter(q: VariantQueue, model: string, entry: Waiting): boolean {
     q.waiting.put(entry);
     if (q.snapshot) {
-      const run = this.runSecondsOf(model, this.variant(model), entry.units) * 1000;
+      const run = this.runSecondsOf(model, this.variant(model), entry.work) * 1000;
       q.snapshot.eta.set(entry.name, q.snapshot.slots.take(run, this.now()) + run);
     }
     return false;
@@ -173,9 +173,9 @@ export class QueueView {
     }
   }
 
-  private runSecondsOf(model: string, variant: Variant | undefined, units: number): number {
+  private runSecondsOf(model: string, variant: Variant | undefined, work: Work): number {
     const typical = variant?.runtime.typicalSeconds ?? UNKNOWN_TYPICAL_SECONDS;
-    return this.runTimes.runSeconds(model, typical, units);
+    return this.runTimes.runSeconds(model, typical, work);
   }
 
   /** Expected run seconds of a job of the model (CONCURRENT_JOBS_EXCEEDED's Retry-After). */
@@ -188,11 +188,11 @@ export class QueueView {
     const now = this.now();
     if (q.snapshot && now - q.snapshot.at < SNAPSHOT_MAX_AGE_MS) return q.snapshot;
     const variant = this.variant(model);
-    const run = (units: number) => this.runSecondsOf(model, variant, units) * 1000;
+    const run = (work: Work) => this.runSecondsOf(model, variant, work) * 1000;
     const eta = new Map<string, number>();
     const ends: number[] = [];
     for (const [name, r] of q.running) {
-      const expected = run(r.units) / 1000;
+      const expected = run(r.work) / 1000;
       const elapsed = Number.isFinite(r.started) ? (now - r.started) / 1000 : 0;
       const end = now + remainingSeconds(expected, elapsed) * 1000;
       eta.set(name, end);
@@ -200,7 +200,7 @@ export class QueueView {
     }
     const slots = new Slots(variant?.runtime.maxConcurrency ?? 1, ends);
     for (const w of q.waiting.all) {
-      const ms = run(w.units);
+      const ms = run(w.work);
       eta.set(w.name, slots.take(ms, now) + ms);
     }
     q.snapshot = { at: now, eta, slots };
@@ -225,7 +225,8 @@ export class QueueView {
       };
     }
     // Not in the cache yet (just submitted): it queues behind every waiting job.
-    const run = this.runSecondsOf(model, this.variant(model), unitsOf(job, this.variant(model))) * 1000;
+    const variant = this.variant(model);
+    const run = this.runSecondsOf(model, variant, workOf(job, variant)) * 1000;
     return {
       queuePosition: q.waiting.position(queuedOf(job)),
       estimatedCompletionTime: new Date(snap.slots.next(this.now()) + run).toISOString(),
@@ -239,11 +240,38 @@ export class QueueView {
 }
 
 /** Units of work of a job: the seconds of a per-second priced variant (a video's length), else 1. */
-export function unitsOf(job: GenerationJob, variant: Variant | undefined): number {
+/**
+ * The work of a job: its units (the per-second field's value, 1 without one) and its traits,
+ * one `field=value` for each closed-set field of the variant's input (an `enum` or a boolean;
+ * the schema's default when the input leaves it out): what may make a run longer or shorter.
+ */
+export function workOf(job: GenerationJob, variant: Variant | undefined): Work {
   const field = variant?.pricing.perSecond?.field;
-  if (!field) return 1;
-  const n = Number(job.spec.input?.[field]);
-  return Number.isFinite(n) && n > 0 ? n : 1;
+  const n = field ? Number(job.spec.input?.[field]) : 1;
+  const units = Number.isFinite(n) && n > 0 ? n : 1;
+  if (!variant) return { units };
+  const input = job.spec.input ?? {};
+  const traits: string[] = [];
+  for (const [name, fallback] of closedFields(variant)) {
+    if (name === field) continue;
+    const value = input[name] ?? fallback;
+    if (value !== undefined) traits.push(`${name}=${String(value)}`);
+  }
+  return { units, traits };
+}
+
+const closedFieldsOf = new WeakMap<Variant, ReadonlyArray<readonly [string, unknown]>>();
+
+/** The variant's closed-set input fields with their defaults, read once per catalog load. */
+function closedFields(variant: Variant): ReadonlyArray<readonly [string, unknown]> {
+  let fields = closedFieldsOf.get(variant);
+  if (!fields) {
+    fields = Object.entries(variant.inputSchema.properties)
+      .filter(([, p]) => p.enum !== undefined || p.type === 'boolean')
+      .map(([name, p]) => [name, (p as { default?: unknown }).default] as const);
+    closedFieldsOf.set(variant, fields);
+  }
+  return fields;
 }
 
 function samePlace(a: Place | undefined, b: Place | undefined): boolean {
