@@ -47,6 +47,12 @@ it('a slot freed by another writer (a running job deleted) starts the next waiti
   // What an operator sees of it: every slot held, one job waiting, its next look a day off.
   const state = async () =>
     (await (await fetch(`${s.controller.url}/debug/state`)).json()) as ControllerState;
+  // The apiserver answered; the controller's cache may show the last start a moment later.
+  await eventually(
+    async () => (await state()).admission[model]?.starting === 0,
+    5_000,
+    'the controller cache shows every start',
+  );
   const before = await state();
   expect(before.leader).toBe(true);
   expect(before.admission[model]).toEqual({ slots: SLOTS, holding: SLOTS, starting: 0, waiting: 1 });

@@ -72,6 +72,18 @@ describe('Admission', () => {
     expect(admission.admits(c.put('third', 3), 1)).toBe(true);
   });
 
+  it('a start marked after the cache shows the job holding its slot counts once', () => {
+    // The cache's event of the admitting write can come before the Pod is created; a job
+    // counted both as holding and as starting would keep a free slot taken until its Pod's
+    // event, and a job refused meanwhile would wait with no event left to wake it.
+    const c = cache();
+    const admission = new Admission(c.informer);
+    const first = c.put('first', 1, { phase: 'processing', attempts: 1 });
+    admission.markStarted(first);
+    expect(admission.state(MODEL, 2)).toEqual({ slots: 2, holding: 1, starting: 0, waiting: 0 });
+    expect(admission.admits(c.put('second', 2), 2)).toBe(true);
+  });
+
   it('queues only eligible jobs: an ineligible one neither starts nor holds back the next', () => {
     const c = cache();
     const admission = new Admission(c.informer, { eligible: (j) => j.metadata.name !== 'unreserved' });

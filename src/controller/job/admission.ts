@@ -166,9 +166,17 @@ export class Admission {
     return true;
   }
 
+  /**
+   * Counts a start of this process until the cache shows it. A job the cache already shows
+   * holding its slot (a retry's next Pod) is counted there once: were it in both sets, its
+   * slot would count twice until its next event, and a job refused meanwhile would wait
+   * with no event left to wake it.
+   */
   markStarted(job: GenerationJob): void {
     const name = job.metadata.name ?? '';
-    this.model(job.spec.model).starting.add(name);
+    const m = this.model(job.spec.model);
+    if (m.holding.has(name)) return;
+    m.starting.add(name);
     this.account(job.spec.account).running.add(name);
   }
 

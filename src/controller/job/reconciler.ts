@@ -180,7 +180,7 @@ export class JobReconciler {
       new Date(now + (runtime.timeoutSeconds + 600) * 1000),
     );
     const pod = buildWorkerPod(job, attempt, runtime, { ...d.pod, blobGrant: grant });
-    d.admission.markStarted(job);
+    // Counted as starting by the caller (reconcile), before its status write.
     try {
       await createPod(d.kube, pod);
     } catch (err) {
