@@ -39,6 +39,11 @@ export interface EtaResult {
     predicted: number;
     started?: number;
     done: number;
+    /** The job's own status: when the controller admitted it and its run (startedAt to completedAt). */
+    admitted?: number;
+    runMs?: number;
+    /** The reading nearest the middle: when it was read and the completion it predicted. */
+    halfway: { at: number; predicted: number };
   }>;
   /** The warm figures per model variant: which one the error comes from. */
   warmByModel: Record<string, { atSubmit: Errors; halfway: Errors; meanSignedSecondsAtSubmit: number }>;
@@ -57,6 +62,9 @@ interface Tracked {
   /** When a reading first showed it processing. */
   started?: number;
   done?: number;
+  /** From the GenerationJob's status, read once it finished. */
+  admitted?: number;
+  runMs?: number;
 }
 
 function errors(samples: Array<{ error: number; left: number }>): Errors {
@@ -169,6 +177,13 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
     await poll;
     // A failed job's end says nothing of the estimate: the run is void.
     if (failures.length > 0) throw new Error(`${failures.length} jobs failed, e.g. ${failures[0]}`);
+    for (const [id, t] of jobs) {
+      const s = (await ns.r.jobs.get(id))?.status;
+      const started = Date.parse(s?.startedAt ?? '');
+      if (!Number.isFinite(started)) continue;
+      t.admitted = started;
+      t.runMs = Date.parse(s?.completedAt ?? '') - started;
+    }
   } finally {
     client.close();
     await api.stop();
@@ -180,9 +195,12 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
     error: Math.abs(t.readings[0]!.eta - t.done!),
     left: t.done! - t.submitAt,
   });
-  const halfway = (t: Tracked) => {
+  const halfwayReading = (t: Tracked) => {
     const mid = t.submitAt + (t.done! - t.submitAt) / 2;
-    const r = t.readings.reduce((best, x) => (Math.abs(x.at - mid) < Math.abs(best.at - mid) ? x : best));
+    return t.readings.reduce((best, x) => (Math.abs(x.at - mid) < Math.abs(best.at - mid) ? x : best));
+  };
+  const halfway = (t: Tracked) => {
+    const r = halfwayReading(t);
     return { error: Math.abs(r.eta - t.done!), left: t.done! - r.at };
   };
   const warm = tracked.filter((t) => t.warm);
@@ -208,6 +226,8 @@ export async function etaScenario(ctx: BenchContext): Promise<EtaResult> {
       predicted: t.readings[0]!.eta - t.submitAt,
       ...(t.started !== undefined ? { started: t.started - t.submitAt } : {}),
       done: t.done! - t.submitAt,
+      ...(t.admitted !== undefined ? { admitted: t.admitted - t.submitAt, runMs: t.runMs } : {}),
+      halfway: { at: halfwayReading(t).at - t.submitAt, predicted: halfwayReading(t).eta - t.submitAt },
     })),
     jobs: tracked.length,
     capacity,

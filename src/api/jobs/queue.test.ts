@@ -137,6 +137,27 @@ describe('QueueView', () => {
     expect(eta({}) - (T0 + 1_000_000)).toBeCloseTo(16_000, -1);
   });
 
+  it('a running job past its expected end is never shown ending in the past, nor are the jobs behind it', () => {
+    const cache = fakeCache();
+    let now = T0;
+    const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => now });
+    const running = aJob('running', 0, {
+      phase: 'processing',
+      attempts: 1,
+      startedAt: new Date(T0).toISOString(),
+    });
+    cache.set(running);
+    cache.set(aJob('next', 1));
+    const eta = (job: GenerationJob) => Date.parse(q.record(job).estimatedCompletionTime ?? '');
+    expect(eta(running)).toBe(T0 + 240_000);
+    // Read near its expected end (a small margin left), then past that with nothing in the cache moved.
+    now = T0 + 239_900;
+    expect(eta(running)).toBe(now + 1_000);
+    now = T0 + 241_000;
+    expect(eta(running)).toBeGreaterThan(now);
+    expect(eta(aJob('next', 1))).toBeGreaterThan(now + 240_000);
+  });
+
   it('a job not yet in the cache queues behind every waiting one', () => {
     const cache = fakeCache();
     const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => T0 });

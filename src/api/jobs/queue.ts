@@ -7,6 +7,12 @@ import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
 
 /** A variant's estimates are played again at most this long after the last time, if nothing moved. */
 const SNAPSHOT_MAX_AGE_MS = 2_000;
+/**
+ * ...and no sooner than this: a running job past its expected end moves every estimate of its
+ * variant (its own is pushed a little later each time), so the play is redone when the
+ * first running job is due, but not on every read while jobs overrun.
+ */
+const SNAPSHOT_MIN_AGE_MS = 200;
 /** Run time assumed for a variant the catalog no longer lists. */
 const UNKNOWN_TYPICAL_SECONDS = 60;
 
@@ -22,7 +28,8 @@ type Place =
 
 /** The completion estimates of one variant's jobs, played forward at `at`. */
 interface Snapshot {
-  at: number;
+  /** When the play is stale: the first running job's expected end, within the ages above. */
+  until: number;
   /** Expected completion (ms) of each unfinished job. */
   eta: Map<string, number>;
   /** The slots after every waiting job: where a job queued next starts. */
@@ -186,7 +193,7 @@ export class QueueView {
   /** The variant's estimates, played again when something moved or time has passed. */
   private snapshot(model: string, q: VariantQueue): Snapshot {
     const now = this.now();
-    if (q.snapshot && now - q.snapshot.at < SNAPSHOT_MAX_AGE_MS) return q.snapshot;
+    if (q.snapshot && now < q.snapshot.until) return q.snapshot;
     const variant = this.variant(model);
     const run = (work: Work) => this.runSecondsOf(model, variant, work) * 1000;
     const eta = new Map<string, number>();
@@ -203,7 +210,9 @@ export class QueueView {
       const ms = run(w.work);
       eta.set(w.name, slots.take(ms, now) + ms);
     }
-    q.snapshot = { at: now, eta, slots };
+    const due = ends.reduce((first, end) => Math.min(first, end), Number.POSITIVE_INFINITY);
+    const until = Math.min(now + SNAPSHOT_MAX_AGE_MS, Math.max(now + SNAPSHOT_MIN_AGE_MS, due));
+    q.snapshot = { until, eta, slots };
     return q.snapshot;
   }
 
