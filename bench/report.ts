@@ -399,14 +399,6 @@ export function printReport(r: Report): void {
         api.reads.flatMap((x) => [
           ['api GET', x.concurrency, x.api.perSecond, x.api.p50Ms, x.api.p99Ms, undefined],
           ['raw GET', x.concurrency, x.raw.perSecond, x.raw.p50Ms, x.raw.p99Ms, x.throughputRatio],
-          [
-            'raw GET, kept-alive',
-            x.concurrency,
-            x.rawPooled.perSecond,
-            x.rawPooled.p50Ms,
-            x.rawPooled.p99Ms,
-            x.pooledRatio,
-          ],
         ]),
       ),
     );
@@ -457,7 +449,6 @@ export function printReport(r: Report): void {
       out.push(
         `  genjobs: submit-to-processing p50 ${fmt(e2e.submitToProcessing.p50Ms)} ms, p99 ${fmt(e2e.submitToProcessing.p99Ms)} ms under the burst (${e2e.processingNotObserved} of ${e2e.jobs} finished before their processing phase was seen); idle service, one job at a time: submit-to-processing p50 ${fmt(e2e.idle.submitToProcessing.p50Ms)} ms, to completed p50 ${fmt(e2e.idle.submitToCompleted.p50Ms)} ms`,
         `  write-bound limit: ${fmt(api ? atC(api.raw, 64)?.perSecond : undefined)} raw creates/s ÷ ${fmt(e2e.workWritesPerJob)} writes/job = ${fmt(e2e.writeBoundJobsPerSecond)} jobs/s; genjobs reached ${fmt(e2e.ratioToWriteBound)} of it`,
-        `  with kept-alive raw creates (${fmt(api ? atC(api.rawPooled, 64)?.perSecond : undefined)}/s): ${fmt(e2e.pooledWriteBoundJobsPerSecond)} jobs/s; genjobs reached ${fmt(e2e.ratioToPooledWriteBound)} of it`,
       );
       if (peer)
         out.push(

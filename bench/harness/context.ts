@@ -24,7 +24,6 @@ export interface BenchContext {
   /** Figures one scenario hands to a later one (the raw write rate for the write-bound limit). */
   shared: {
     rawCreatePerSecondC64?: number;
-    rawPooledCreatePerSecondC64?: number;
     e2eJobsPerSecond?: number;
     e2eWorkWritesPerJob?: number;
   };

@@ -6,12 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { labelValue } from '../../src/jobs/labels.ts';
-import { type NewResource, resources } from '../../src/k8s/resources.ts';
+import type { NewResource } from '../../src/k8s/resources.ts';
 import type { GenerationJob } from '../../src/k8s/types.ts';
 import { PAUSED_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace } from '../harness/context.ts';
 import { basePids, type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
-import { pooledKube } from '../harness/pooled.ts';
 import { closedLoop, type LoadResult, ratio, sleep } from '../harness/stats.ts';
 import { perItem, type WriteCounts } from '../harness/writes.ts';
 
@@ -30,18 +29,13 @@ export interface ReadLevel {
   concurrency: number;
   api: LoadResult;
   raw: LoadResult;
-  rawPooled: LoadResult;
   /** api ÷ raw GETs per second (the target). */
   throughputRatio: number;
-  /** api ÷ raw GETs per second over kept-alive connections. */
-  pooledRatio: number;
 }
 
 export interface ApiScenarioResult {
-  /** Creates with client-node as the service uses it (a new TLS connection per request). */
+  /** Creates with the service's own apiserver client (kept-alive HTTP/1.1 connections). */
   raw: WriteLevel[];
-  /** Creates over kept-alive connections: what the apiserver itself sustains. */
-  rawPooled: WriteLevel[];
   submitSpread8: WriteLevel[];
   submitOneAccount: WriteLevel[];
   reads: ReadLevel[];
@@ -73,7 +67,6 @@ function rawBody(): NewResource<GenerationJob> {
 export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult> {
   const ns = await BenchNamespace.create(ctx, 'bench-api');
   await ns.installBenchCatalog();
-  const pooled = resources(pooledKube(ns.kubeconfig, ns.name));
   const { proc, client } = await ns.startApi();
   try {
     await waitForModel(client, PAUSED_MODEL);
@@ -92,7 +85,6 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
     const cap = ctx.quick ? 3 : 12;
     const result: ApiScenarioResult = {
       raw: [],
-      rawPooled: [],
       submitSpread8: [],
       submitOneAccount: [],
       reads: [],
@@ -117,16 +109,13 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
     // Interleaved per concurrency, so raw and submit see the same cluster state (object
     // counts, cache sizes, etcd size) as far as possible.
     for (const [c, n] of levels) {
-      ctx.progress(
-        `writes: concurrency ${c}, up to ${n} each: raw creates, pooled, submits on 8 accounts, on 1`,
-      );
+      ctx.progress(`writes: concurrency ${c}, up to ${n} each: raw creates, submits on 8 accounts, on 1`);
       const spread = await AccountRotation.create(ns, `s8-c${c}`, 8, warmOf(c) + n);
       const one = await AccountRotation.create(ns, `s1-c${c}`, 1, warmOf(c) + n);
       // The api's caches see the new accounts and keys before the clock starts.
       await sleep(1000);
       const raw = await measure(c, n, async () => void (await ns.r.jobs.create(rawBody())));
       result.raw.push(raw);
-      result.rawPooled.push(await measure(c, n, async () => void (await pooled.jobs.create(rawBody()))));
       result.submitSpread8.push(
         compare(
           await measure(c, n, async () => {
@@ -140,10 +129,7 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
       result.submitOneAccount.push(
         compare(await measure(c, n, async () => void (await submit(one.take()))), raw),
       );
-      if (c === 64) {
-        ctx.shared.rawCreatePerSecondC64 = raw.perSecond;
-        ctx.shared.rawPooledCreatePerSecondC64 = result.rawPooled.at(-1)!.perSecond;
-      }
+      if (c === 64) ctx.shared.rawCreatePerSecondC64 = raw.perSecond;
     }
 
     // Let the api's cache catch up with the last writes, so reads measure the cache.
@@ -168,19 +154,10 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
         const { jobId, key } = pick(i);
         await client.ok('GET', `/v1/jobs/${jobId}`, { key });
       });
-      const get = (r: typeof pooled) => async (i: number) => {
-        if (!(await r.jobs.get(pick(i).jobId))) throw new Error(`job ${pick(i).jobId} not found`);
-      };
-      const raw = await load(get(ns.r));
-      const rawPooled = await load(get(pooled));
-      result.reads.push({
-        concurrency: c,
-        api,
-        raw,
-        rawPooled,
-        throughputRatio: ratio(api.perSecond, raw.perSecond),
-        pooledRatio: ratio(api.perSecond, rawPooled.perSecond),
+      const raw = await load(async (i) => {
+        if (!(await ns.r.jobs.get(pick(i).jobId))) throw new Error(`job ${pick(i).jobId} not found`);
       });
+      result.reads.push({ concurrency: c, api, raw, throughputRatio: ratio(api.perSecond, raw.perSecond) });
     }
     return result;
   } finally {

@@ -13,12 +13,10 @@ import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
 import { labelValue } from '../../src/jobs/labels.ts';
-import { resources } from '../../src/k8s/resources.ts';
 import { API_VERSION, type GenerationJob } from '../../src/k8s/types.ts';
 import { INSTANT_MODEL, PAUSED_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace } from '../harness/context.ts';
 import { type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
-import { pooledKube } from '../harness/pooled.ts';
 import { onCleanup } from '../harness/procs.ts';
 import { closedLoop, type LoadResult, round } from '../harness/stats.ts';
 import { type ArchiveE2eResult, archiveE2e } from './archive-e2e.ts';
@@ -114,7 +112,7 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
     const upsertRowsPerSecond = upserts / ((performance.now() - t) / 1000);
 
     ctx.progress(`archive: ${live} live jobs`);
-    const r = resources(pooledKube(ns.kubeconfig, ns.name));
+    const r = ns.r;
     await closedLoop(64, live, async (i) => {
       const account = `acct-${i % ACCOUNTS}`;
       // Live: waiting on the paused variant, never finished, never archived.

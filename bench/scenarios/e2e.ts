@@ -51,12 +51,9 @@ export interface E2eResult {
   readsPerJob: { total: number; byResource: Record<string, number> };
   /** CPU by process from the first submit to the last completion seen (the jobs/s window). */
   cpu: CpuUse;
-  /** Raw GenerationJob creates per second at concurrency 64 (client-node as the service uses it) ÷ work writes per job. */
+  /** Raw GenerationJob creates per second at concurrency 64 (the service's own client) ÷ work writes per job. */
   writeBoundJobsPerSecond: number;
   ratioToWriteBound: number;
-  /** The same with the raw creates over kept-alive connections: the apiserver's own limit. */
-  pooledWriteBoundJobsPerSecond: number;
-  ratioToPooledWriteBound: number;
 }
 
 export const E2E_SLOTS = 64;
@@ -140,7 +137,6 @@ export async function e2eScenario(ctx: BenchContext): Promise<E2eResult> {
     const jobsPerSecond = round(done.length / seconds, 2);
     const work = round(workWrites(writes) / finished, 3);
     const writeBound = round((ctx.shared.rawCreatePerSecondC64 ?? Number.NaN) / work, 2);
-    const pooledBound = round((ctx.shared.rawPooledCreatePerSecondC64 ?? Number.NaN) / work, 2);
     ctx.shared.e2eJobsPerSecond = jobsPerSecond;
     ctx.shared.e2eWorkWritesPerJob = work;
     return {
@@ -176,8 +172,6 @@ export async function e2eScenario(ctx: BenchContext): Promise<E2eResult> {
       cpu: cpuUse(cpuBefore, cpuAfter, finished),
       writeBoundJobsPerSecond: writeBound,
       ratioToWriteBound: ratio(jobsPerSecond, writeBound),
-      pooledWriteBoundJobsPerSecond: pooledBound,
-      ratioToPooledWriteBound: ratio(jobsPerSecond, pooledBound),
     };
   } finally {
     for (const stop of stops) await stop().catch(() => {});

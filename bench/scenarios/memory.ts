@@ -9,11 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { jobOutputKey } from '../../src/blob/keys.ts';
 import { podName } from '../../src/controller/job/decide.ts';
 import { labelValue } from '../../src/jobs/labels.ts';
-import { resources } from '../../src/k8s/resources.ts';
 import type { GenerationJob, GenerationJobStatus } from '../../src/k8s/types.ts';
 import { INSTANT_MODEL, PAUSED_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace } from '../harness/context.ts';
-import { pooledKube } from '../harness/pooled.ts';
 import type { ServiceProcess } from '../harness/procs.ts';
 import { closedLoop, round, sleep, waitFor } from '../harness/stats.ts';
 
@@ -85,8 +83,7 @@ export async function memoryScenario(ctx: BenchContext): Promise<MemoryResult> {
   const ns = await BenchNamespace.create(ctx, 'bench-mem');
   await ns.installBenchCatalog();
   const publicUrl = 'http://127.0.0.1:8080/files';
-  // Kept-alive connections: filling 50,000 jobs one TLS handshake per request would not fit the run.
-  const r = resources(pooledKube(ns.kubeconfig, ns.name));
+  const r = ns.r;
   const deadline = Date.now() + budgetMs;
 
   let made = 0;

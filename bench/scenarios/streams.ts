@@ -8,10 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { type ClientRequest, request } from 'node:http';
 import { labelValue } from '../../src/jobs/labels.ts';
-import { resources } from '../../src/k8s/resources.ts';
 import { PAUSED_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace } from '../harness/context.ts';
-import { pooledKube } from '../harness/pooled.ts';
 import { closedLoop, round, sleep, waitFor } from '../harness/stats.ts';
 
 export interface StreamsResult {
@@ -64,7 +62,7 @@ export async function streamsScenario(ctx: BenchContext): Promise<StreamsResult>
   const ns = await BenchNamespace.create(ctx, 'bench-streams');
   await ns.installBenchCatalog();
   const key = await ns.account('streams');
-  const r = resources(pooledKube(ns.kubeconfig, ns.name));
+  const r = ns.r;
   ctx.progress(`streams: writing ${n} jobs waiting on a paused variant`);
   const ids: string[] = [];
   const t0 = Date.now();
