@@ -3,7 +3,8 @@ import TinyQueue from 'tinyqueue';
 /**
  * Run-time history per model variant and the completion estimate built on it. The
  * estimate is what the service observes: a variant's recent completions, fitted as a fixed
- * part plus a part per unit of work (a video's seconds), falling back to the catalog's
+ * part plus a part per unit of work (a video's seconds), times a factor per input choice
+ * that runs longer or shorter (`resolution=2k`), falling back to the catalog's
  * `typicalSeconds` until there are enough of them, and the variant's slots as they free up.
  */
 

@@ -26,7 +26,7 @@ type Place =
   | { model: string; kind: 'waiting'; entry: Waiting }
   | { model: string; kind: 'running'; started: number; work: Work };
 
-/** The completion estimates of one variant's jobs, played forward at `at`. */
+/** The completion estimates of one variant's jobs, played forward from when they were made. */
 interface Snapshot {
   /** When the play is stale: the first running job's expected end, within the ages above. */
   until: number;
@@ -248,7 +248,6 @@ export class QueueView {
   }
 }
 
-/** Units of work of a job: the seconds of a per-second priced variant (a video's length), else 1. */
 /**
  * The work of a job: its units (the per-second field's value, 1 without one) and its traits,
  * one `field=value` for each closed-set field of the variant's input (an `enum` or a boolean;
