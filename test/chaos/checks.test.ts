@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Account, GenerationJob, JobPhase } from '../../src/k8s/types.ts';
 import {
+  archivedAndGone,
   attemptsRanOnce,
   cancelsHeld,
   everyJobTerminal,
@@ -34,6 +35,18 @@ const observed = (o: Partial<Observed> = {}): Observed => ({
 });
 
 describe('crash suite checks', () => {
+  it('a finished job missing from the archive, or finished and still a resource, is a violation', () => {
+    const live = [job('kept', 'completed'), job('running', 'processing')];
+    const jobs = [...live, job('lost', 'failed'), job('moved', 'completed')];
+    const r = archivedAndGone(jobs, live, new Set(['kept', 'moved']));
+    expect(r.checked).toBe(3);
+    expect(r.violations).toEqual([
+      'lost (failed) is not in the archive',
+      'kept (completed at undefined) is still a resource',
+    ]);
+    expect(archivedAndGone([job('moved', 'completed')], [], new Set(['moved'])).violations).toEqual([]);
+  });
+
   it('a job still processing, or answered 200 and gone, is a violation', () => {
     const o = observed({ submitted: new Map([['gone', { account: 'a', cost: 100, webhook: false }]]) });
     const r = everyJobTerminal([job('j1', 'processing'), job('j2', 'completed')], o);

@@ -142,6 +142,33 @@ export function webhooksDelivered(jobs: GenerationJob[], received: Received[]): 
  * The pending jobs whose money their account holds (a reservation, or an open lease that
  * pays for them): the ones the controller may start, and should, while a slot is free.
  */
+/**
+ * Every finished job is in the archive, and none is still a resource once the archiver had
+ * its time: `jobs` are live and archived jobs together, `live` the resources, `archived` the
+ * names the archive holds.
+ */
+export function archivedAndGone(
+  jobs: GenerationJob[],
+  live: GenerationJob[],
+  archived: ReadonlySet<string>,
+): CheckResult {
+  const finished = jobs.filter((j) => isTerminal(j.status?.phase));
+  return {
+    name: 'every finished job archived, then its resource deleted',
+    checked: finished.length,
+    violations: [
+      ...finished
+        .filter((j) => !archived.has(j.metadata.name ?? ''))
+        .map((j) => `${j.metadata.name} (${j.status?.phase}) is not in the archive`),
+      ...live
+        .filter((j) => isTerminal(j.status?.phase))
+        .map(
+          (j) => `${j.metadata.name} (${j.status?.phase} at ${j.status?.completedAt}) is still a resource`,
+        ),
+    ],
+  };
+}
+
 export function paidPending(jobs: GenerationJob[], accounts: Account[]): GenerationJob[] {
   const byName = new Map(accounts.map((a) => [a.metadata.name ?? '', a]));
   const byLease = new Map<string, GenerationJob[]>();

@@ -1,19 +1,23 @@
 /**
  * `npm run chaos [-- --short] [-- --seed=N] [-- --keep]`: the crash suite. The whole
  * service runs as separate processes on a control plane of its own (a dir under /tmp,
- * ports from 18200) under a steady load of submits, cancels, uploads and webhook jobs,
- * while the suite SIGKILLs its parts at random moments, in turn (api, controller, node
- * agent, kube-apiserver, etcd, then all at once), each brought back by its supervisor, and
- * freezes kube-apiserver for 30 s. Then it checks that every job finished, every ledger is
- * whole to the micro-cent, every cancel answered 200 held, no attempt ran twice and every
- * webhook came with one stable id; throughout, that the controller never sat idle while paid
- * jobs waited (a stall keeps its /debug/state). Prints a table; exits 1 on any violation.
+ * ports from 18200), with the job archive on a PostgreSQL server of its own (as genjobs
+ * runs by default; finished jobs leave etcd 10 s after they end), under a steady load of
+ * submits, cancels, uploads and webhook jobs, while the suite SIGKILLs its parts at random
+ * moments, in turn (api, controller, node agent, kube-apiserver, etcd, then all at once),
+ * each brought back by its supervisor, stops PostgreSQL for 20 s, and freezes
+ * kube-apiserver for 30 s. Then it checks, over live and archived jobs alike, that every job
+ * finished, every ledger is whole to the micro-cent, every cancel answered 200 held, no
+ * attempt ran twice, every webhook came with one stable id, and every finished job was
+ * archived and its resource deleted; throughout, that the controller never sat idle while
+ * paid jobs waited (a stall keeps its /debug/state). Prints a table; exits 1 on any violation.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Account, GenerationJob } from '../../src/k8s/types.ts';
+import { type Account, type GenerationJob, isTerminal } from '../../src/k8s/types.ts';
 import { makeTestTls, startReceiver } from '../webhooks/receiver.ts';
 import {
+  archivedAndGone,
   attemptsRanOnce,
   type CheckResult,
   cancelsHeld,
@@ -23,7 +27,7 @@ import {
   webhooksDelivered,
 } from './checks.ts';
 import { Load, sleep } from './load.ts';
-import { type ChaosStack, PARTS, type Part, startChaosStack } from './stack.ts';
+import { ACCOUNTS, type ChaosStack, KEEP_FINISHED_MS, PARTS, type Part, startChaosStack } from './stack.ts';
 import { StallWatch } from './stall.ts';
 
 const args = process.argv.slice(2);
@@ -48,8 +52,12 @@ function seeded(s: number): () => number {
 }
 const random = seeded(seed);
 
-type Round = Part | 'all' | 'freeze';
+type Round = Part | 'all' | 'freeze' | 'postgres';
 const FREEZE_MS = 30_000;
+/** How long PostgreSQL (the job archive) is down in its round. */
+const ARCHIVE_OUTAGE_MS = 20_000;
+/** How long after keepFinished a finished job may still be a resource once the load stopped. */
+const ARCHIVE_BOUND_MS = 120_000;
 /** How long a killed part may take to be back and ready. */
 const RECOVERY_BOUND_MS = 180_000;
 /** How long the service may take, once the load stops, to finish every job and settle. */
@@ -61,8 +69,8 @@ const DRAIN_BOUND_MS = 240_000;
 const STALL_MS = 60_000;
 
 function schedule(): Round[] {
-  if (short) return [...PARTS, 'all', 'freeze'];
-  const kills: Round[] = [...PARTS, ...PARTS, ...PARTS, 'all', 'all'];
+  if (short) return [...PARTS, 'all', 'postgres', 'freeze'];
+  const kills: Round[] = [...PARTS, ...PARTS, ...PARTS, 'all', 'all', 'postgres', 'postgres'];
   for (let i = kills.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [kills[i], kills[j]] = [kills[j]!, kills[i]!];
@@ -156,8 +164,45 @@ async function freezeRound(stack: ChaosStack): Promise<RoundResult> {
   };
 }
 
-async function snapshot(stack: ChaosStack): Promise<{ jobs: GenerationJob[]; accounts: Account[] }> {
-  return { jobs: await stack.r.jobs.listAll(), accounts: await stack.r.accounts.listAll() };
+/**
+ * PostgreSQL stopped (open connections cut) while the load goes on, then started again: jobs
+ * keep running and finishing, archiving waits, and catches up.
+ */
+async function archiveOutageRound(stack: ChaosStack): Promise<RoundResult> {
+  const atSeconds = (Date.now() - started) / 1000;
+  await stack.postgres.pause();
+  await sleep(ARCHIVE_OUTAGE_MS);
+  let apiReady = true;
+  if ((await status(`${stack.apiUrl}/readyz`)) !== 200) apiReady = false;
+  await stack.postgres.resume();
+  const t0 = Date.now();
+  const back = await waitFor(() => ready(stack), RECOVERY_BOUND_MS);
+  return {
+    round: 'postgres',
+    atSeconds,
+    backSeconds: back ? (Date.now() - t0) / 1000 : undefined,
+    note: `stopped ${ARCHIVE_OUTAGE_MS / 1000} s; api /readyz ${apiReady ? 'stayed 200' : 'NEVER stayed 200'}`,
+  };
+}
+
+/** Every job, live (the apiserver) or archived (PostgreSQL): a live resource wins over its record. */
+async function snapshot(
+  stack: ChaosStack,
+): Promise<{ jobs: GenerationJob[]; accounts: Account[]; live: GenerationJob[] }> {
+  const live = await stack.r.jobs.listAll();
+  const accounts = await stack.r.accounts.listAll();
+  const jobs = new Map(live.map((j) => [j.metadata.name ?? '', j]));
+  for (const account of ACCOUNTS) {
+    let before: readonly [string, string] | undefined;
+    for (;;) {
+      const page = await stack.archive.listJobs({ account, limit: 500, ...(before ? { before } : {}) });
+      for (const j of page) if (!jobs.has(j.metadata.name ?? '')) jobs.set(j.metadata.name ?? '', j);
+      if (page.length < 500) break;
+      const last = page.at(-1)!;
+      before = [last.metadata.creationTimestamp ?? '', last.metadata.name ?? ''];
+    }
+  }
+  return { jobs: [...jobs.values()], accounts, live };
 }
 
 function printTables(rounds: RoundResult[], checks: CheckResult[], stack: ChaosStack, load: Load): void {
@@ -224,7 +269,13 @@ async function main(): Promise<number> {
     for (const round of schedule()) {
       await sleep(3_000 + random() * 5_000);
       progress(`round ${rounds.length + 1}: ${round}`);
-      rounds.push(round === 'freeze' ? await freezeRound(s) : await killRound(s, round));
+      rounds.push(
+        round === 'freeze'
+          ? await freezeRound(s)
+          : round === 'postgres'
+            ? await archiveOutageRound(s)
+            : await killRound(s, round),
+      );
       const last = rounds.at(-1)!;
       progress(`  back after ${last.backSeconds?.toFixed(1) ?? 'NEVER'} s (${last.note})`);
     }
@@ -239,8 +290,16 @@ async function main(): Promise<number> {
         webhooksDelivered(jobs, receiver.received).violations.length === 0
       );
     }, DRAIN_BOUND_MS);
+    // Every finished job archived and its resource deleted after keepFinished.
+    await waitFor(async () => {
+      const { live } = await snapshot(s);
+      return live.every((j) => !isTerminal(j.status?.phase));
+    }, KEEP_FINISHED_MS + ARCHIVE_BOUND_MS);
     const stalled = await stalls.stop();
-    const { jobs, accounts } = await snapshot(s);
+    const { jobs, accounts, live } = await snapshot(s);
+    const archived = new Set<string>();
+    for (const j of jobs)
+      if (await s.archive.getJob(j.metadata.name ?? '')) archived.add(j.metadata.name ?? '');
     const checks = [
       {
         name: 'every killed part came back and the service was ready',
@@ -255,6 +314,7 @@ async function main(): Promise<number> {
       cancelsHeld(jobs, load.observed),
       await attemptsRanOnce(s.agentLog),
       webhooksDelivered(jobs, receiver.received),
+      archivedAndGone(jobs, live, archived),
       {
         name: 'the load got jobs through',
         checked: 1,

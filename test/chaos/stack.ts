@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AccountAdmin } from '../../src/accounts/admin.ts';
+import { Archive } from '../../src/archive/archive.ts';
+import { LocalPostgres } from '../../src/archive/local-server.ts';
+import { postgresClient } from '../../src/archive/postgres.ts';
 import { defaultCatalogConfigMap } from '../../src/catalog/install.ts';
 import { ControlPlane, REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { type KeptAlive, keepAlive } from '../../src/dev/process.ts';
@@ -15,6 +18,8 @@ export const PARTS = ['api', 'controller', 'node-agent', 'kube-apiserver', 'etcd
 export type Part = (typeof PARTS)[number];
 
 export const NAMESPACE = 'chaos';
+/** Finished jobs stay resources this long, then only the archive has them (the default is 10 min). */
+export const KEEP_FINISHED_MS = 10_000;
 /** Dev-mode ports of this suite (18200 and up): the api, then the controller's health. */
 export const API_PORT = 18201;
 export const CONTROLLER_PORT = 18202;
@@ -23,6 +28,9 @@ export interface ChaosStack {
   dir: string;
   kube: Kube;
   r: Resources;
+  /** The job history, as the api and the controller use it (the way genjobs runs by default). */
+  archive: Archive;
+  postgres: LocalPostgres;
   apiUrl: string;
   controllerUrl: string;
   /** Keys of the load's accounts, by account name. */
@@ -60,6 +68,8 @@ export async function startChaosStack(dir: string, webhookCaFile: string): Promi
   await ensureNamespace(kube, NAMESPACE);
   await applyConfigMap(kube, await defaultCatalogConfigMap());
   const r = resources(kube);
+  const postgres = await LocalPostgres.start();
+  const archive = new Archive(postgresClient({ connectionString: postgres.url }));
   const admin = new AccountAdmin(r);
   const keys: Record<string, string> = {};
   for (const name of ACCOUNTS) {
@@ -86,10 +96,10 @@ export async function startChaosStack(dir: string, webhookCaFile: string): Promi
     GENJOBS_LEASE_TERM: '1s',
     GENJOBS_LEASE_GRACE: '45s',
     GENJOBS_RETRY_BASE: '1s',
-    // The checks read every cancelled job at the end; a run on a busy machine outlasts the
-    // default 5 min after which a cancelled job's resource is deleted.
-    GENJOBS_CANCELLED_JOB_TTL: '2h',
     GENJOBS_KUBE_TIMEOUT: '3s',
+    GENJOBS_ARCHIVE: 'postgres',
+    GENJOBS_ARCHIVE_URL: postgres.url,
+    GENJOBS_KEEP_FINISHED: `${KEEP_FINISHED_MS / 1000}s`,
     LOG_LEVEL: 'info',
   };
   const cli = join(REPO_ROOT, 'src', 'cli.ts');
@@ -118,6 +128,8 @@ export async function startChaosStack(dir: string, webhookCaFile: string): Promi
     dir,
     kube,
     r,
+    archive,
+    postgres,
     apiUrl,
     controllerUrl: `http://127.0.0.1:${CONTROLLER_PORT}`,
     keys,
@@ -140,6 +152,8 @@ export async function startChaosStack(dir: string, webhookCaFile: string): Promi
     }),
     async stop() {
       for (const part of Object.values(parts)) await part.stop(5_000);
+      await archive.close().catch(() => {});
+      await postgres.stop();
       await cp.stop();
     },
   };
