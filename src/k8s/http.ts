@@ -1,4 +1,5 @@
 import type { RequestOptions } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { Agent, type Dispatcher, request } from 'undici';
 import { causeOf, type Deadlines } from './deadline.ts';
@@ -35,11 +36,31 @@ export interface KubeRequest {
 interface Credentials {
   headers: Record<string, string>;
   dispatcher: Dispatcher | undefined;
+  /** For a DELETE with a body (preconditions), see {@link Pools}. */
+  deleteDispatcher: Dispatcher | undefined;
   at: number;
+}
+
+/**
+ * The connections to the apiserver. undici closes an HTTP/1.1 connection after a request
+ * whose method does not expect a body carries one (a DELETE with preconditions): each such
+ * delete would cost the next call a new TLS handshake, on both sides. Those go over one
+ * HTTP/2 connection instead, where a request is a stream and the connection stays.
+ */
+interface Pools {
+  key: string;
+  http1: Agent;
+  deletes: Agent;
 }
 
 /** Kept-alive connections to the apiserver per process: enough for the busiest burst of calls. */
 const CONNECTIONS = 64;
+/**
+ * How long an idle connection is kept (undici's default is 4 s): the controller's calls come
+ * in bursts, and each connection opened again cost a TLS handshake. Below kube-apiserver's
+ * own idle timeout (90 s), as client-go keeps them.
+ */
+const KEEP_ALIVE_MS = 60_000;
 
 /**
  * A lean JSON client of the apiserver for the calls on the service's hot paths (creating,
@@ -58,8 +79,8 @@ export class KubeHttp {
   private readonly deadlines: Deadlines;
   private readonly health: ApiserverHealth;
   private credentials: Credentials | undefined;
-  /** The HTTP/1.1 pool, made from the kubeconfig's TLS settings (undefined: through a proxy, the kubeconfig's own). */
-  private pool: { key: string; agent: Agent } | undefined;
+  /** The pools, made from the kubeconfig's TLS settings (undefined: through a proxy, the kubeconfig's own). */
+  private pools: Pools | undefined;
 
   constructor(kc: KubeConfig, deadlines: Deadlines, health: ApiserverHealth) {
     const cluster = kc.getCurrentCluster();
@@ -77,17 +98,23 @@ export class KubeHttp {
     await this.kc.applySecurityAuthentication(ctx);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(ctx.getHeaders())) headers[k.toLowerCase()] = v;
-    const dispatcher = (await this.http1()) ?? (ctx.getDispatcher() as Dispatcher | undefined);
-    this.credentials = { headers, dispatcher, at: now };
+    const pools = await this.connections();
+    const own = ctx.getDispatcher() as Dispatcher | undefined;
+    this.credentials = {
+      headers,
+      dispatcher: pools?.http1 ?? own,
+      deleteDispatcher: pools?.deletes ?? own,
+      at: now,
+    };
     return this.credentials;
   }
 
   /**
-   * An HTTP/1.1 pool with the kubeconfig's TLS settings (made again only if they change: a
-   * rotated client certificate), or undefined when the kubeconfig goes through a proxy,
-   * which its own dispatcher handles.
+   * The pools with the kubeconfig's TLS settings (made again only if they change: a rotated
+   * client certificate), or undefined when the kubeconfig goes through a proxy, which its
+   * own dispatcher handles.
    */
-  private async http1(): Promise<Agent | undefined> {
+  private async connections(): Promise<Pools | undefined> {
     const tls: RequestOptions = {};
     await this.kc.applyToHTTPSOptions(tls);
     const options = this.kc.createDispatcherOptions(this.kc.getCurrentCluster(), {
@@ -100,11 +127,35 @@ export class KubeHttp {
     if (options.type !== 'agent' && options.type !== 'none') return undefined;
     const connect = options.type === 'agent' ? options.connect : {};
     const key = JSON.stringify(connect);
-    if (this.pool?.key !== key) {
-      void this.pool?.agent.close();
-      this.pool = { key, agent: new Agent({ connect, allowH2: false, connections: CONNECTIONS }) };
+    if (this.pools?.key !== key) {
+      void this.pools?.http1.close();
+      void this.pools?.deletes.close();
+      // One TLS context for every connection: made per connection, it parses the CA and the
+      // client certificate again each time.
+      const {
+        ca,
+        cert,
+        key: privateKey,
+        pfx,
+        passphrase,
+        ...rest
+      } = connect as typeof connect & {
+        pfx?: string | Buffer;
+        passphrase?: string;
+      };
+      const secureContext =
+        options.type === 'agent'
+          ? createSecureContext({ ca, cert, key: privateKey, pfx, passphrase })
+          : undefined;
+      const tls = { ...rest, ...(secureContext ? { secureContext } : {}) };
+      const keepAlive = { keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS };
+      this.pools = {
+        key,
+        http1: new Agent({ connect: tls, allowH2: false, connections: CONNECTIONS, ...keepAlive }),
+        deletes: new Agent({ connect: tls, allowH2: true, connections: 1, ...keepAlive }),
+      };
     }
-    return this.pool.agent;
+    return this.pools;
   }
 
   /**
@@ -125,11 +176,14 @@ export class KubeHttp {
 
   /** One call; resolves with the parsed JSON answer (undefined for an empty one). */
   async request<T>(method: string, path: string, options: KubeRequest = {}): Promise<T> {
-    const { headers, dispatcher } = await this.auth();
+    const credentials = await this.auth();
+    const { headers } = credentials;
     const ms = options.collection ? this.deadlines.listMs : this.deadlines.requestMs;
     const signal = AbortSignal.timeout(ms);
     const url = this.server + path + queryString(options.query);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const dispatcher =
+      method === 'DELETE' && body !== undefined ? credentials.deleteDispatcher : credentials.dispatcher;
     let status: number;
     let text: string;
     try {
