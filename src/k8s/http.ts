@@ -66,8 +66,9 @@ const KEEP_ALIVE_MS = 60_000;
  * A lean JSON client of the apiserver for the calls on the service's hot paths (creating,
  * reading, writing and deleting jobs, uploads, accounts and Pods): undici's `request` over
  * kept-alive HTTP/1.1 connections (undici's HTTP/2 client cost a quarter more CPU per call,
- * bench), with the credentials worked out once every few seconds rather than per call. client-node's generated clients read the kubeconfig's
- * certificate files, build a WHATWG fetch and run the body through its type serializer on
+ * bench), with the credentials worked out once every few seconds rather than per call.
+ * client-node's generated clients read the kubeconfig's certificate files, build a WHATWG
+ * fetch and run the body through its type serializer on
  * every call: a third of a submit's CPU in the api, where the apiserver's own share of the
  * machine is what bounds throughput. Every call has the same deadline and reports to the
  * same health as the generated clients' calls (deadline.ts), and errors have the same
@@ -115,14 +116,14 @@ export class KubeHttp {
    * own dispatcher handles.
    */
   private async connections(): Promise<Pools | undefined> {
-    const tls: RequestOptions = {};
-    await this.kc.applyToHTTPSOptions(tls);
+    const https: RequestOptions = {};
+    await this.kc.applyToHTTPSOptions(https);
     const options = this.kc.createDispatcherOptions(this.kc.getCurrentCluster(), {
-      ca: tls.ca,
-      cert: tls.cert,
-      key: tls.key,
-      ...(tls.rejectUnauthorized !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
-      ...(tls.servername !== undefined ? { servername: tls.servername } : {}),
+      ca: https.ca,
+      cert: https.cert,
+      key: https.key,
+      ...(https.rejectUnauthorized !== undefined ? { rejectUnauthorized: https.rejectUnauthorized } : {}),
+      ...(https.servername !== undefined ? { servername: https.servername } : {}),
     });
     if (options.type !== 'agent' && options.type !== 'none') return undefined;
     const connect = options.type === 'agent' ? options.connect : {};
@@ -135,19 +136,18 @@ export class KubeHttp {
       const {
         ca,
         cert,
-        key: privateKey,
+        key: clientKey,
         pfx,
         passphrase,
-        ...rest
+        ...socket
       } = connect as typeof connect & {
         pfx?: string | Buffer;
         passphrase?: string;
       };
-      const secureContext =
+      const tls =
         options.type === 'agent'
-          ? createSecureContext({ ca, cert, key: privateKey, pfx, passphrase })
-          : undefined;
-      const tls = { ...rest, ...(secureContext ? { secureContext } : {}) };
+          ? { ...socket, secureContext: createSecureContext({ ca, cert, key: clientKey, pfx, passphrase }) }
+          : socket;
       const keepAlive = { keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS };
       this.pools = {
         key,
