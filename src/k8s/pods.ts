@@ -50,16 +50,16 @@ export function podsPath(namespace: string): string {
   return `/api/v1/namespaces/${namespace}/pods`;
 }
 
-/** Creates a Pod in the connection's namespace (whatever namespace its metadata names). */
-export async function createPod(kube: Kube, pod: Pod): Promise<Pod> {
+/** Creates a Pod in the connection's namespace (whatever namespace its metadata names); the Pod cache brings it back. */
+export async function createPod(kube: Kube, pod: Pod): Promise<void> {
   const body = {
     apiVersion: 'v1',
     kind: 'Pod',
     ...pod,
     metadata: { ...pod.metadata, namespace: kube.namespace },
   };
-  // The controller's hot path: the lean client (timestamps come back as strings, as cached Pods hold them).
-  return kube.http.request<Pod>('POST', podsPath(kube.namespace), { body });
+  // The controller's hot path: the lean client, and the answer (the whole Pod) is not read.
+  await kube.http.send('POST', podsPath(kube.namespace), { body });
 }
 
 /** Reads a Pod from the apiserver (typed: timestamps are Dates); undefined when it does not exist. */
@@ -85,7 +85,7 @@ export async function deletePod(kube: Kube, name: string, options: DeletePodOpti
     // DeleteOptions go in the query unless there is a precondition, which has no query form:
     // a DELETE with a body costs more (http.ts). With a body the apiserver reads only the body.
     const grace = options.gracePeriodSeconds;
-    await kube.http.request('DELETE', `${podsPath(kube.namespace)}/${encodeURIComponent(name)}`, {
+    await kube.http.send('DELETE', `${podsPath(kube.namespace)}/${encodeURIComponent(name)}`, {
       ...(options.uid
         ? { body: { gracePeriodSeconds: grace, preconditions: { uid: options.uid } } }
         : { query: { gracePeriodSeconds: grace } }),

@@ -124,7 +124,7 @@ export class CustomResources<T extends GenjobsResource> {
   /** Deletes; returns false when it was already gone. A uid precondition avoids deleting a successor. */
   async delete(name: string, preconditions?: { uid?: string; resourceVersion?: string }): Promise<boolean> {
     try {
-      await this.kube.http.request('DELETE', this.at(name), {
+      await this.kube.http.send('DELETE', this.at(name), {
         body: preconditions ? { preconditions } : undefined,
       });
       return true;

@@ -387,7 +387,8 @@ describe('NodeAgent', () => {
 describe('pods', () => {
   it('refuses a status write that names another uid, so a successor Pod is never touched', async () => {
     const kube = await testNamespace('pods');
-    const pod = await createPod(kube, aPod('target', 'true'));
+    await createPod(kube, aPod('target', 'true'));
+    const pod = (await getPod(kube, 'target'))!;
     await expect(
       patchPodStatus(kube, 'target', { phase: 'Failed' }, { uid: 'someone-else' }),
     ).rejects.toThrow();
