@@ -45,9 +45,9 @@ export function repricer(
     const key = 'pricing' in view ? 'pricing' : 'currentVersionPricing';
     const pricing = (view as Record<string, unknown>)[key] as PricingView;
     const repriced: PricingView = {
+      ...pricing,
       baseCredits: baseCredits(pricing.baseCredits),
       defaultCostMicroCents: defaultCost(variant),
-      unit: pricing.unit,
     };
     return { ...view, [key]: repriced };
   };

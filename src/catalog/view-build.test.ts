@@ -15,7 +15,9 @@ describe('the default job price of a listing', () => {
     expect(priced['genjobs/reference-video/text-to-video']).toEqual({
       baseCredits: 200_000,
       defaultCostMicroCents: 2_400_000,
-      unit: 'per_second',
+      // The spec's unit for every model; the rate's field says it is per second.
+      unit: 'per_generation',
+      perSecond: { field: 'duration' },
     });
     expect(priced['genjobs/reference-image/text-to-image']?.defaultCostMicroCents).toBe(134_000);
   });

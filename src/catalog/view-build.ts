@@ -21,7 +21,8 @@ export function buildVariantViews(variant: Omit<Variant, 'views'>): VariantViews
   const pricing: PricingView = {
     baseCredits: variant.pricing.baseCredits,
     defaultCostMicroCents: defaultCost(variant),
-    unit: variant.pricing.unit,
+    unit: 'per_generation',
+    ...(variant.pricing.perSecond ? { perSecond: { field: variant.pricing.perSecond.field } } : {}),
   };
   const providerRef = { id: provider.id, name: provider.name, logoUrl: provider.logoUrl };
   const scoped = {
@@ -42,12 +43,14 @@ export function buildVariantViews(variant: Omit<Variant, 'views'>): VariantViews
     tags: spec.tags,
     ratings: { average: spec.ratings.average, count: spec.ratings.count },
   };
+  // The pricing fields after the two prices, with the object's closing brace.
+  const { baseCredits: _b, defaultCostMicroCents: _d, ...pricingRest } = pricing;
   return deepFreeze({
     item,
     itemJson: {
       head: `${JSON.stringify({ slug: item.slug, provider: item.provider, category: item.category, capability: item.capability }).slice(0, -1)},"pricing":{"baseCredits":`,
       mid: ',"defaultCostMicroCents":',
-      tail: `,"unit":${JSON.stringify(pricing.unit)}},"tags":${JSON.stringify(item.tags)},"ratings":${JSON.stringify(item.ratings)}}`,
+      tail: `,${JSON.stringify(pricingRest).slice(1)},"tags":${JSON.stringify(item.tags)},"ratings":${JSON.stringify(item.ratings)}}`,
     },
     detail: {
       slug: variant.slug,

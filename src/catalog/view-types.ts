@@ -4,18 +4,21 @@
  * capability variant, named by its three-part slug: that slug is what submit takes, and
  * pricing and input differ per variant.
  */
-import type { InputSchema, PricingUnit, Ratings } from './schema.ts';
+import type { InputSchema, Ratings } from './schema.ts';
 
 /**
- * `{baseCredits, unit}` of the spec: the variant's base price (per second for `per_second`),
- * after the caller's discount if any; and `defaultCostMicroCents`, what a job with the input
- * schema's defaults costs (so a client can show a true price for a per-second model), or
- * null when the defaults alone do not make a priceable job.
+ * `{baseCredits, unit}` of the spec: the variant's base price after the caller's discount if
+ * any, and `unit` always the spec's `per_generation` (a job is charged once, for the whole
+ * generation). Two additions clients may ignore: `defaultCostMicroCents`, what a job with the
+ * input schema's defaults costs (a true price to show for a per-second model), or null when
+ * the defaults alone do not make a priceable job; and, for a model priced by the second,
+ * `perSecond`: the input field whose seconds multiply `baseCredits`, then a rate.
  */
 export interface PricingView {
   baseCredits: number;
   defaultCostMicroCents: number | null;
-  unit: PricingUnit;
+  unit: 'per_generation';
+  perSecond?: { field: string };
 }
 
 export interface ProviderRef {

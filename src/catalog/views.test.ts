@@ -114,7 +114,12 @@ describe('listCatalogModels (2.6)', () => {
       { baseCredits: 120600, defaultCostMicroCents: 120600, unit: 'per_generation' },
       { baseCredits: 120600, defaultCostMicroCents: 120600, unit: 'per_generation' },
       // per_second: the default duration (8 s) times the rate, then the discount
-      { baseCredits: 180000, defaultCostMicroCents: 1_440_000, unit: 'per_second' },
+      {
+        baseCredits: 180000,
+        defaultCostMicroCents: 1_440_000,
+        unit: 'per_generation',
+        perSecond: { field: 'duration' },
+      },
     ]);
     expect(listCatalogModels(catalog)[0]?.pricing.baseCredits).toBe(134000);
   });

@@ -1294,12 +1294,19 @@ export interface operations {
                         category: string;
                         capability: string;
                         pricing: {
-                            /** @description micro-cents per generation, or per second of output when unit is per_second */
+                            /** @description micro-cents per generation, or per second of the perSecond field when that is present */
                             baseCredits: number;
                             /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
                             defaultCostMicroCents: number | null;
-                            /** @enum {string} */
-                            unit: "per_generation" | "per_second";
+                            /**
+                             * @description a job is charged once, for the whole generation
+                             * @constant
+                             */
+                            unit: "per_generation";
+                            /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
+                            perSecond?: {
+                                field: string;
+                            };
                         };
                         tags: string[];
                         ratings: {
@@ -1373,12 +1380,19 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         pricing: {
-                            /** @description micro-cents per generation, or per second of output when unit is per_second */
+                            /** @description micro-cents per generation, or per second of the perSecond field when that is present */
                             baseCredits: number;
                             /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
                             defaultCostMicroCents: number | null;
-                            /** @enum {string} */
-                            unit: "per_generation" | "per_second";
+                            /**
+                             * @description a job is charged once, for the whole generation
+                             * @constant
+                             */
+                            unit: "per_generation";
+                            /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
+                            perSecond?: {
+                                field: string;
+                            };
                         };
                         siblings: {
                             slug: string;
@@ -1498,12 +1512,19 @@ export interface operations {
                             category: string;
                             capability: string;
                             pricing: {
-                                /** @description micro-cents per generation, or per second of output when unit is per_second */
+                                /** @description micro-cents per generation, or per second of the perSecond field when that is present */
                                 baseCredits: number;
                                 /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
                                 defaultCostMicroCents: number | null;
-                                /** @enum {string} */
-                                unit: "per_generation" | "per_second";
+                                /**
+                                 * @description a job is charged once, for the whole generation
+                                 * @constant
+                                 */
+                                unit: "per_generation";
+                                /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
+                                perSecond?: {
+                                    field: string;
+                                };
                             };
                             tags: string[];
                         }[];
@@ -1610,12 +1631,19 @@ export interface operations {
                             currentVersion: string;
                             versionCount: number;
                             currentVersionPricing: {
-                                /** @description micro-cents per generation, or per second of output when unit is per_second */
+                                /** @description micro-cents per generation, or per second of the perSecond field when that is present */
                                 baseCredits: number;
                                 /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
                                 defaultCostMicroCents: number | null;
-                                /** @enum {string} */
-                                unit: "per_generation" | "per_second";
+                                /**
+                                 * @description a job is charged once, for the whole generation
+                                 * @constant
+                                 */
+                                unit: "per_generation";
+                                /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
+                                perSecond?: {
+                                    field: string;
+                                };
                             };
                             providerId: string;
                             providerName: string;
@@ -1702,12 +1730,19 @@ export interface operations {
                             currentVersion: string;
                             versionCount: number;
                             currentVersionPricing: {
-                                /** @description micro-cents per generation, or per second of output when unit is per_second */
+                                /** @description micro-cents per generation, or per second of the perSecond field when that is present */
                                 baseCredits: number;
                                 /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
                                 defaultCostMicroCents: number | null;
-                                /** @enum {string} */
-                                unit: "per_generation" | "per_second";
+                                /**
+                                 * @description a job is charged once, for the whole generation
+                                 * @constant
+                                 */
+                                unit: "per_generation";
+                                /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
+                                perSecond?: {
+                                    field: string;
+                                };
                             };
                         }[];
                     };

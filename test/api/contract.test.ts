@@ -180,7 +180,12 @@ describe('a submit body of the wrong shape', () => {
 });
 
 describe('the default job price in every listing', () => {
-  const PRICED = { baseCredits: 200_000, defaultCostMicroCents: 2_400_000, unit: 'per_second' };
+  const PRICED = {
+    baseCredits: 200_000,
+    defaultCostMicroCents: 2_400_000,
+    unit: 'per_generation',
+    perSecond: { field: 'duration' },
+  };
 
   it('shows on the catalog list, detail and provider detail, and the two API-key listings', async () => {
     const list = await (await svc.call('/v1/catalog/models')).json();

@@ -10,7 +10,7 @@ const Pricing = z.strictObject({
     .number()
     .int()
     .nonnegative()
-    .describe('micro-cents per generation, or per second of output when unit is per_second'),
+    .describe('micro-cents per generation, or per second of the perSecond field when that is present'),
   defaultCostMicroCents: z
     .number()
     .int()
@@ -19,7 +19,11 @@ const Pricing = z.strictObject({
     .describe(
       "what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price",
     ),
-  unit: z.enum(['per_generation', 'per_second']),
+  unit: z.literal('per_generation').describe('a job is charged once, for the whole generation'),
+  perSecond: z
+    .strictObject({ field: z.string() })
+    .optional()
+    .describe('for a model priced by the second: the input field whose seconds multiply baseCredits'),
 });
 const ProviderRef = z.strictObject({ id: z.string(), name: z.string(), logoUrl: z.string() });
 
