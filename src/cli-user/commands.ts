@@ -174,11 +174,12 @@ export function registerUserCommands(program: Command): void {
           { idempotencyKey: o.idempotencyKey ?? crypto.randomUUID() },
         );
         if (!o.wait && !o.download) {
-          print(
-            o,
-            submitted,
-            () => `${submitted.jobId} ${submitted.status} (ETA ${submitted.estimatedCompletionTime})`,
-          );
+          // The id alone on stdout, for `id=$(genjobs run …)`; what it is doing goes to stderr.
+          if (o.output !== 'json') {
+            const eta = submitted.estimatedCompletionTime;
+            process.stderr.write(`${submitted.status}${eta ? ` (ETA ${eta})` : ''}\n`);
+          }
+          print(o, submitted, () => submitted.jobId);
           return EXIT.ok;
         }
         return finish(await follow(c, submitted.jobId, o), o);

@@ -72,6 +72,17 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     expect(media.duration).toBeCloseTo(4, 0);
   });
 
+  it('run without --wait prints the job id alone on stdout, for a script to capture', async () => {
+    const r = await genjobs(['run', IMAGE, '-i', 'prompt=a lighthouse']);
+    expect(r.code, r.stderr).toBe(0);
+    const id = r.stdout.trim();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.stderr).toMatch(/^(pending|processing|completed)/);
+    const got = await genjobs(['jobs', 'get', id, '-o', 'json']);
+    expect(got.code, got.stderr).toBe(0);
+    expect(JSON.parse(got.stdout).jobId).toBe(id);
+  });
+
   it('-o json prints only the final record', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'genjobs-cli-'));
     const r = await genjobs([
