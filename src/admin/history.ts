@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import type { ArchiveStore } from '../archive/store.ts';
+import { type ArchiveStore, ArchiveUnavailableError } from '../archive/store.ts';
+import { ConfigError } from '../config.ts';
+import { AppError } from '../errors.ts';
 import type { GenerationJob } from '../k8s/types.ts';
 
 type Output = { output?: string };
@@ -19,8 +21,14 @@ async function openHistory(cmd: Command): Promise<ArchiveStore> {
     ...process.env,
     ...(g.archiveUrl ? { GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: g.archiveUrl } : {}),
   });
-  const archive = await openArchive(config, createLogger('history', 'warn'));
-  if (!archive) throw new Error('the archive is off here (GENJOBS_ARCHIVE=off); give --archive-url');
+  const archive = await openArchive(config, createLogger('history', 'warn')).catch((err: unknown) => {
+    throw new ConfigError(`cannot open the archive: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  if (!archive)
+    throw new ConfigError(
+      'the archive is off here (GENJOBS_ARCHIVE=off): give --archive-url, or run this where the api runs. ' +
+        'In dev mode the embedded archive belongs to the running `genjobs dev`: read archived jobs with GET /v1/jobs',
+    );
   return archive;
 }
 
@@ -50,6 +58,10 @@ async function using<T>(cmd: Command, fn: (a: ArchiveStore) => Promise<T>): Prom
   const archive = await openHistory(cmd);
   try {
     return await fn(archive);
+  } catch (err) {
+    // A server that does not answer: one line, as for any other setup problem.
+    if (err instanceof ArchiveUnavailableError) throw new ConfigError(err.message);
+    throw err;
   } finally {
     await archive.close();
   }
@@ -66,7 +78,7 @@ export function registerHistoryCommands(program: Command): void {
     .description('an archived job, its whole resource as it was when archived')
     .action(async (id: string, _o, cmd: Command) => {
       const job = await using(cmd, (a) => a.getJob(id));
-      if (!job) throw new Error(`job ${id} is not in the archive`);
+      if (!job) throw new AppError('JOB_NOT_FOUND', `job ${id} is not in the archive`);
       console.log(JSON.stringify(job, null, 2));
     });
   history

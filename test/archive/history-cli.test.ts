@@ -51,6 +51,26 @@ it('genjobs history list pages an account newest first, and history get shows th
     status: { phase: 'failed', error: { code: 'GENERATION_FAILED' } },
   });
   await expect(history('get', 'nope')).rejects.toMatchObject({
-    stderr: expect.stringContaining('not in the archive'),
+    code: 2,
+    stderr: 'genjobs: job nope is not in the archive\n',
   });
+});
+
+it('genjobs history without an archive, or with one it cannot reach, says so in one line', async () => {
+  const cli = (...args: string[]) =>
+    run(process.execPath, [join(REPO_ROOT, 'src', 'cli.ts'), 'history', ...args, 'list', '--account', 'a'], {
+      env: { ...process.env, GENJOBS_ARCHIVE: 'off' },
+    });
+  await expect(cli()).rejects.toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/^genjobs: the archive is off here/),
+  });
+  const refused = cli('--archive-url', 'postgres://nobody@127.0.0.1:1/none');
+  const err = (await refused.catch((e: { code: number; stderr: string }) => e)) as {
+    code: number;
+    stderr: string;
+  };
+  expect(err.code).toBe(2);
+  expect(err.stderr).toMatch(/^genjobs: the job archive is unavailable: .*ECONNREFUSED/);
+  expect(err.stderr.trim().split('\n')).toHaveLength(1);
 });
