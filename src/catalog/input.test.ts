@@ -101,6 +101,13 @@ describe('prepareInput: the two accepted shapes', () => {
       '/input/image',
     ],
     ['an image that is not a URL', { prompt: 'p', image: 'not a url' }, '/input/image'],
+    // Workers fetch http(s) and read data: URIs; anything else would fail the job after its charge.
+    ['a file: URL', { prompt: 'p', image: 'file:///etc/passwd' }, '/input/image'],
+    [
+      'an ftp: URL in image_urls',
+      { prompt: 'p', image_urls: ['ftp://a.example/1.png'] },
+      '/input/image_urls/0',
+    ],
     ['neither', { prompt: 'p' }, '/input/image_urls'],
     ['an empty image_urls', { prompt: 'p', image_urls: [] }, '/input/image_urls'],
   ])('edit-image with %s fails at %s', (_name, input, pointer) => {
@@ -141,7 +148,12 @@ describe('prepareInput: every failing field, as a pointer into the request body'
     [
       'a non-URL reference image',
       { prompt: 'p', image_urls: ['x', 'https://ok.example/a.png'] },
-      [{ pointer: '/input/image_urls/0', message: 'must match format "uri"' }],
+      [
+        {
+          pointer: '/input/image_urls/0',
+          message: 'must match pattern "^(https?|data):"; must match format "uri"',
+        },
+      ],
     ],
     [
       'a fractional seed',

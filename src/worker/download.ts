@@ -96,7 +96,9 @@ export function displayUrl(url: string): string {
   if (url.startsWith('data:')) return `${url.slice(0, Math.max(5, url.indexOf(',')))},…`;
   try {
     const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+    // A scheme without an origin (file:, blob:) reads "null" as one: its host then.
+    const origin = parsed.origin === 'null' ? `${parsed.protocol}//${parsed.host}` : parsed.origin;
+    return `${origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
   } catch {
     return url.length > 100 ? `${url.slice(0, 100)}…` : url;
   }
