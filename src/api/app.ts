@@ -60,7 +60,9 @@ export function createApp(o: AppOptions): express.Express {
   app.use(markWrappedUploadRequests);
   app.use(methodNotAllowed);
   for (const [path, router] of o.rawRouters ?? []) app.use(path, router);
-  app.use(express.json({ limit: o.bodyLimit, strict: true, type: 'application/json' }));
+  // Not strict: JSON that is not an object or array (null, "", 7) parses, and is then refused
+  // as the wrong shape (422) by the route that reads it, as [1,2] is; not as unparseable (400).
+  app.use(express.json({ limit: o.bodyLimit, strict: false, type: 'application/json' }));
   for (const router of o.routers) app.use(router);
   app.use((req, _res, next) => next(new AppError('NOT_FOUND', `no route for ${req.method} ${req.path}`)));
   app.use(problemHandler());

@@ -231,6 +231,24 @@ describe('job API', () => {
     expect([big.status, (await big.json()).code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
   });
 
+  it.each(['null', '""', '7', '[1,2]'])(
+    'answers valid JSON that is not an object (%s) as 422, like any wrong shape',
+    async (body) => {
+      const res = await svc.call('/v1/jobs/submit', {
+        method: 'POST',
+        key,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      const problem = await res.json();
+      expect([res.status, problem.code, problem.errors]).toEqual([
+        422,
+        'INVALID_INPUT',
+        [{ pointer: '', message: 'must be an object' }],
+      ]);
+    },
+  );
+
   it('requires credentials and scopes', async () => {
     const none = await svc.call('/v1/jobs/submit', {
       method: 'POST',
