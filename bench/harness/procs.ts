@@ -72,7 +72,8 @@ export async function startService(
   let child: ChildProcess;
   try {
     child = fork(CHILD, [role], {
-      execArgv: ['--expose-gc', ...profile],
+      // BENCH_NODE_FLAGS: V8 or Node flags for the service parts (--trace-gc, heap sizes), for experiments.
+      execArgv: ['--expose-gc', ...profile, ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
       env: { ...process.env, ...env },
       stdio: ['ignore', fd, fd, 'ipc'],
     });

@@ -44,6 +44,49 @@ describe('listPage', () => {
     expect(next).toEqual({ jobs: [expect.objectContaining({ jobId: 'b' })], nextCursor: null });
   });
 
+  it('pages as a sort of every job would, whatever the order live jobs come in (random cases)', () => {
+    // A small generator with a seed, so a failure can be replayed.
+    let seed = 20261124;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const keyOf = (j: GenerationJob) => `${j.metadata.creationTimestamp}_${j.metadata.name}`;
+    for (let round = 0; round < 300; round++) {
+      const all = Array.from({ length: 1 + rand(60) }, (_, i) =>
+        job(
+          `j${i}`,
+          `2026-01-01T00:00:${String(rand(20)).padStart(2, '0')}Z`,
+          rand(2) ? 'completed' : undefined,
+        ),
+      );
+      // Some live, some archived, some both (being archived); live ones in any order.
+      const live = all.filter(() => rand(3) > 0).sort(() => rand(3) - 1);
+      const liveNames = new Set(live.map((j) => j.metadata.name));
+      const archivedAll = all
+        .filter((j) => !liveNames.has(j.metadata.name) || rand(4) === 0)
+        .sort((a, b) => (keyOf(a) < keyOf(b) ? 1 : -1));
+      const q = { limit: 1 + rand(8), ...(rand(3) === 0 ? { status: 'completed' } : {}) };
+      const expected = all
+        .filter((j) => !q.status || j.status?.phase === q.status)
+        .sort((a, b) => (keyOf(a) < keyOf(b) ? 1 : -1))
+        .map((j) => j.metadata.name);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const after = cursor;
+        // The archive answers a page and one after the cursor, as JobHistory.page asks.
+        const archived = archivedAll
+          .filter((j) => (!q.status || j.status?.phase === q.status) && (!after || keyOf(j) < after))
+          .slice(0, q.limit + 1);
+        const page = listPage(live, { ...q, ...(after ? { cursor: after } : {}) }, archived);
+        seen.push(...page.jobs.map((j) => j.jobId));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor && seen.length <= all.length);
+      expect(seen, `round ${round}`).toEqual(expected);
+    }
+  });
+
   it('refuses a cursor it did not issue', () => {
     expect(() => listPage([], { limit: 1, cursor: 'bm9wZQ' })).toThrow(/cursor/);
   });

@@ -14,6 +14,7 @@ export type Key = readonly [createdAt: string, name: string];
 
 const newestFirst = (a: Key, b: Key) =>
   a[0] !== b[0] ? (a[0] < b[0] ? 1 : -1) : a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0;
+const keyOf = (j: GenerationJob): Key => [j.metadata.creationTimestamp ?? '', j.metadata.name ?? ''];
 
 /**
  * One page of jobs, newest first by (creationTimestamp, name). The cursor is the key of
@@ -22,21 +23,45 @@ const newestFirst = (a: Key, b: Key) =>
  * cursor (at least a page and one of them): a job keeps its key when it moves from live to
  * archived, and one found in both (the move in progress) is shown once. `record` makes each
  * job's record (the api's adds the queue fields, as GET does).
+ *
+ * An account may have thousands of live jobs: of those, only the newest page-and-one that
+ * pass the filters and the cursor are kept (in order, as they are found), so a page costs
+ * a look at each live job, not a sort of them all, and a page deep in the history, older
+ * than every live job, keeps none.
  */
 export function listPage(
-  live: readonly GenerationJob[],
+  live: Iterable<GenerationJob>,
   q: ListQuery,
   archived: readonly GenerationJob[] = [],
   record: (job: GenerationJob) => JobRecord = jobRecord,
 ) {
   const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-  const names = new Set(live.map((j) => j.metadata.name));
-  const jobs = archived.length ? [...live, ...archived.filter((j) => !names.has(j.metadata.name))] : live;
-  const matching = jobs
-    .filter((j) => (!q.status || phaseOf(j) === q.status) && (!q.model || j.spec.model === q.model))
-    .map((j) => ({ j, key: [j.metadata.creationTimestamp ?? '', j.metadata.name ?? ''] as const }))
-    .filter(({ key }) => !after || newestFirst(after, key) < 0)
-    .sort((a, b) => newestFirst(a.key, b.key));
+  const wanted = (j: GenerationJob) =>
+    (!q.status || phaseOf(j) === q.status) &&
+    (!q.model || j.spec.model === q.model) &&
+    (!after || newestFirst(after, keyOf(j)) < 0);
+  const keep = q.limit + 1;
+  const newest: Array<{ j: GenerationJob; key: Key }> = [];
+  for (const j of live) {
+    if (!wanted(j)) continue;
+    const key = keyOf(j);
+    if (newest.length === keep && newestFirst(newest[keep - 1]!.key, key) <= 0) continue;
+    let [lo, hi] = [0, newest.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (newestFirst(newest[mid]!.key, key) > 0) hi = mid;
+      else lo = mid + 1;
+    }
+    newest.splice(lo, 0, { j, key });
+    if (newest.length > keep) newest.pop();
+  }
+  // A live job outside `newest` is older than a whole page of live ones: its archived copy,
+  // if it has one, falls past this page too.
+  const names = new Set(newest.map(({ j }) => j.metadata.name));
+  const matching = [
+    ...newest,
+    ...archived.filter((j) => !names.has(j.metadata.name) && wanted(j)).map((j) => ({ j, key: keyOf(j) })),
+  ].sort((a, b) => newestFirst(a.key, b.key));
   const page = matching.slice(0, q.limit);
   const last = page.at(-1);
   return {
