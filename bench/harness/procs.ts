@@ -73,7 +73,11 @@ export async function startService(
   try {
     child = fork(CHILD, [role], {
       // BENCH_NODE_FLAGS: V8 or Node flags for the service parts (--trace-gc, heap sizes), for experiments.
-      execArgv: ['--expose-gc', ...profile, ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
+      execArgv: [
+        '--expose-gc',
+        ...profile,
+        ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+      ],
       env: { ...process.env, ...env },
       stdio: ['ignore', fd, fd, 'ipc'],
     });

@@ -13,6 +13,7 @@ import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
 import { labelValue } from '../../src/jobs/labels.ts';
+import { jobRecord, RECORD_VERSION } from '../../src/jobs/record.ts';
 import { API_VERSION, type GenerationJob } from '../../src/k8s/types.ts';
 import { INSTANT_MODEL, PAUSED_MODEL } from '../harness/catalogs.ts';
 import { type BenchContext, BenchNamespace } from '../harness/context.ts';
@@ -66,6 +67,8 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
     // A bulk load takes minutes on a loaded machine: no query timeout here.
     const sql = postgresClient({ connectionString: pg.url, timeoutMs: 3_600_000 });
     const template = JSON.stringify(archivedJob('@ID@', 'acct-@ACCT@', '@CREATED@'));
+    // Its record too, as the archiver stores it (the list pages serve that text).
+    const recordTemplate = JSON.stringify(jobRecord(archivedJob('@ID@', 'acct-@ACCT@', '@CREATED@')));
     // Spread over the last 29 days: inside the default retention, which the controller
     // applies while the scenario runs.
     const oldest = Date.now() - 29 * 86_400_000;
@@ -74,9 +77,10 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
     const chunk = 100_000;
     for (let from = 1; from <= rows; from += chunk) {
       await sql.query(
-        `INSERT INTO genjobs_jobs (id, account, model, status, created_at, finished_at, resource)
+        `INSERT INTO genjobs_jobs (id, account, model, status, created_at, finished_at, resource, record, record_version)
          SELECT id, 'acct-' || (i % ${ACCOUNTS}), $2, 'completed', created, created::timestamptz + interval '31 seconds',
-                replace(replace(replace($1, '@ID@', id), '@ACCT@', (i % ${ACCOUNTS})::text), '@CREATED@', created)::json
+                replace(replace(replace($1, '@ID@', id), '@ACCT@', (i % ${ACCOUNTS})::text), '@CREATED@', created)::json,
+                replace(replace($7, '@ID@', id), '@CREATED@', created), $8
          FROM (SELECT i, md5(i::text)::uuid::text AS id,
                       to_char(($5::timestamptz + i * ($6::text || ' milliseconds')::interval) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created
                FROM generate_series($3::int, $4::int) AS i) AS g`,
@@ -87,6 +91,8 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
           Math.min(rows, from + chunk - 1),
           new Date(oldest).toISOString(),
           step,
+          recordTemplate,
+          RECORD_VERSION,
         ],
       );
       if (rows > chunk) ctx.progress(`archive: ${Math.min(rows, from + chunk - 1)} rows`);

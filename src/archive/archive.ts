@@ -69,6 +69,9 @@ export class Archive implements ArchiveStore {
   listJobs(q: ArchiveListQuery) {
     return this.call((s) => s.listJobs(q));
   }
+  listRecords(q: ArchiveListQuery) {
+    return this.call((s) => s.listRecords(q));
+  }
   expired(before: Date, limit: number) {
     return this.call((s) => s.expired(before, limit));
   }

@@ -29,6 +29,10 @@ export const MIGRATIONS: readonly string[] = [
      resource json NOT NULL
    );
    CREATE INDEX genjobs_uploads_expires ON genjobs_uploads (expires_at);`,
+  // The job's record (GET /v1/jobs/{id}) as JSON text, and which shape of it (RECORD_VERSION):
+  // a list page sends the stored text, not a record built from the parsed resource. Rows
+  // from before have neither and are built from their resource.
+  `ALTER TABLE genjobs_jobs ADD COLUMN record text, ADD COLUMN record_version integer;`,
 ];
 
 /** Any fixed number: every genjobs process that migrates takes this advisory lock first. */

@@ -1,7 +1,8 @@
+import { jobRecord, RECORD_VERSION } from '../jobs/record.ts';
 import type { GenerationJob, Upload } from '../k8s/types.ts';
 import { Coalescer } from './coalesce.ts';
 import type { SqlClient } from './sql-client.ts';
-import type { ArchiveListQuery, ArchiveStore, ExpiredRow } from './store.ts';
+import type { ArchivedRecord, ArchiveListQuery, ArchiveStore, ExpiredRow } from './store.ts';
 
 /** Rows per INSERT: well under PostgreSQL's 65,535 parameters. */
 const INSERT_CHUNK = 500;
@@ -50,16 +51,19 @@ export class SqlArchive implements ArchiveStore {
           job.metadata.creationTimestamp,
           job.status?.completedAt ?? job.metadata.creationTimestamp,
           JSON.stringify(stripped(job)),
+          JSON.stringify(jobRecord(job)),
+          RECORD_VERSION,
         ];
         const first = params.push(...row) - row.length;
         return `(${row.map((_, k) => `$${first + k + 1}`).join(',')})`;
       });
       await this.sql.query(
-        `INSERT INTO genjobs_jobs (id, account, model, status, created_at, finished_at, resource)
+        `INSERT INTO genjobs_jobs (id, account, model, status, created_at, finished_at, resource, record, record_version)
          VALUES ${values.join(',')}
          ON CONFLICT (id) DO UPDATE SET account = EXCLUDED.account, model = EXCLUDED.model,
            status = EXCLUDED.status, created_at = EXCLUDED.created_at,
-           finished_at = EXCLUDED.finished_at, resource = EXCLUDED.resource, archived_at = now()`,
+           finished_at = EXCLUDED.finished_at, resource = EXCLUDED.resource, record = EXCLUDED.record,
+           record_version = EXCLUDED.record_version, archived_at = now()`,
         params,
       );
     }
@@ -97,6 +101,32 @@ export class SqlArchive implements ArchiveStore {
   }
 
   async listJobs(q: ArchiveListQuery): Promise<GenerationJob[]> {
+    const rows = await this.page<{ resource: string }>('resource::text AS resource', q, 'jobs');
+    return rows.map((r) => JSON.parse(r.resource) as GenerationJob);
+  }
+
+  async listRecords(q: ArchiveListQuery): Promise<ArchivedRecord[]> {
+    // The resource only for a row whose stored record is missing or of another shape.
+    const rows = await this.page<{
+      id: string;
+      created_at: string;
+      record: string | null;
+      resource: string | null;
+    }>(
+      `id, created_at, CASE WHEN record_version = ${RECORD_VERSION} THEN record END AS record,
+       CASE WHEN record_version IS DISTINCT FROM ${RECORD_VERSION} THEN resource::text END AS resource`,
+      q,
+      'records',
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      createdAt: r.created_at,
+      record: r.record ?? JSON.stringify(jobRecord(JSON.parse(r.resource ?? '{}') as GenerationJob)),
+    }));
+  }
+
+  /** One page of an account's jobs, newest first, with these columns. */
+  private page<R extends object>(columns: string, q: ArchiveListQuery, kind: string): Promise<R[]> {
     const params: unknown[] = [q.account];
     const where = ['account = $1'];
     if (q.status) where.push(`status = $${params.push(q.status)}`);
@@ -105,14 +135,13 @@ export class SqlArchive implements ArchiveStore {
       params.push(q.before[0], q.before[1]);
       where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
     }
-    const rows = await this.sql.query<{ resource: string }>(
-      `SELECT resource::text AS resource FROM genjobs_jobs WHERE ${where.join(' AND ')}
+    return this.sql.query<R>(
+      `SELECT ${columns} FROM genjobs_jobs WHERE ${where.join(' AND ')}
        ORDER BY created_at DESC, id DESC LIMIT $${params.push(q.limit)}`,
       params,
       // One prepared statement per combination of filters (the text differs only by those).
-      `genjobs-list-jobs-${q.status ? 's' : ''}${q.model ? 'm' : ''}${q.before ? 'b' : ''}`,
+      `genjobs-list-${kind}-${q.status ? 's' : ''}${q.model ? 'm' : ''}${q.before ? 'b' : ''}`,
     );
-    return rows.map((r) => JSON.parse(r.resource) as GenerationJob);
   }
 
   async expired(before: Date, limit: number): Promise<ExpiredRow[]> {

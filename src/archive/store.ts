@@ -13,6 +13,13 @@ export interface ArchiveListQuery {
   limit: number;
 }
 
+/** An archived job as a list page shows it: its key, and its record (GET /v1/jobs/{id}) as JSON text. */
+export interface ArchivedRecord {
+  id: string;
+  createdAt: string;
+  record: string;
+}
+
 /** An archived job or upload whose retention has passed, as retention deletes it. */
 export interface ExpiredRow {
   kind: 'job' | 'upload';
@@ -32,6 +39,8 @@ export interface ArchiveStore {
   getJob(id: string): Promise<GenerationJob | undefined>;
   getUpload(id: string): Promise<Upload | undefined>;
   listJobs(q: ArchiveListQuery): Promise<GenerationJob[]>;
+  /** {@link listJobs} as records, the stored text when it has this version's shape. */
+  listRecords(q: ArchiveListQuery): Promise<ArchivedRecord[]>;
   /** Up to `limit` rows finished (jobs) or expired (uploads) before `before`, oldest first. */
   expired(before: Date, limit: number): Promise<ExpiredRow[]>;
   /** Deletes rows; returns how many went. */

@@ -23,6 +23,15 @@ export interface JobRecord {
   estimatedCompletionTime?: string;
 }
 
+/**
+ * The shape of {@link jobRecord}'s JSON, as the archive stores it beside each finished job
+ * (the list pages serve the stored text as it is). Change it whenever jobRecord would write
+ * a finished job differently (a field, or whether a failure code is retryable): rows of
+ * another version are then built from their resource again, never served stale.
+ * record.test.ts holds the text of this version's records.
+ */
+export const RECORD_VERSION = 1;
+
 /** The phase of a job; a job the controller has not looked at yet is pending. */
 export function phaseOf(job: GenerationJob): JobPhase {
   return job.status?.phase ?? 'pending';

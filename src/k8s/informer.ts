@@ -116,8 +116,12 @@ export class Informer<T extends Named> {
   }
 
   byIndex(name: string, value: string): T[] {
-    const bucket = this.indexes.get(name)?.get(value);
-    return bucket ? [...bucket.values()] : [];
+    return [...this.eachByIndex(name, value)];
+  }
+
+  /** {@link byIndex} without the copy, for a look at each at once (the next event changes it). */
+  eachByIndex(name: string, value: string): Iterable<T> {
+    return this.indexes.get(name)?.get(value)?.values() ?? [];
   }
 
   get(name: string): T | undefined {

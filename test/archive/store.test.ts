@@ -70,6 +70,30 @@ for (const make of [pglite, postgres]) {
       expect(failedKling.map((j) => j.metadata.name)).toEqual(['j24', 'j18', 'j12', 'j06', 'j00']);
     });
 
+    it("pages records as stored (the live record's text); a row from before the record column, or of another shape, from its resource", async () => {
+      const archive = await flavour.open();
+      const jobs = ['r1', 'r2', 'r3'].map((id, i) => finishedJob(id, { createdAt: at(i) }));
+      await archive.upsertJobs(jobs);
+      const sql = (archive as unknown as { sql: SqlClient }).sql;
+      // r3: as a row archived before the column existed; r2: a record of another version.
+      await sql.query("UPDATE genjobs_jobs SET record = NULL, record_version = NULL WHERE id = 'r3'");
+      await sql.query(
+        `UPDATE genjobs_jobs SET record = '{"stale":true}', record_version = 0 WHERE id = 'r2'`,
+      );
+      const page = await archive.listRecords({ account: 'acme', limit: 10 });
+      expect(page.map((r) => [r.id, r.createdAt])).toEqual([
+        ['r3', at(2)],
+        ['r2', at(1)],
+        ['r1', at(0)],
+      ]);
+      for (const r of page) {
+        const job = jobs.find((j) => j.metadata.name === r.id)!;
+        expect(r.record).toBe(JSON.stringify(jobRecord(job)));
+      }
+      const next = await archive.listRecords({ account: 'acme', limit: 10, before: [at(1), 'r2'] });
+      expect(next.map((r) => r.id)).toEqual(['r1']);
+    });
+
     it('retention finds rows finished before a time, oldest first, and deletes them in batches', async () => {
       const archive = await flavour.open();
       await archive.upsertJobs(

@@ -1,4 +1,4 @@
-import { type ArchiveStore, ArchiveUnavailableError } from '../../archive/store.ts';
+import { type ArchivedRecord, type ArchiveStore, ArchiveUnavailableError } from '../../archive/store.ts';
 import { AppError } from '../../errors.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
 import { decodeCursor, type ListQuery } from './list.ts';
@@ -27,12 +27,12 @@ export class JobHistory {
     return this.get(jobId);
   }
 
-  /** The account's archived jobs that may fill the page after the cursor (a page and one more). */
-  async page(account: string, q: ListQuery): Promise<GenerationJob[]> {
+  /** The account's archived jobs that may fill the page after the cursor (a page and one more), as records. */
+  async page(account: string, q: ListQuery): Promise<ArchivedRecord[]> {
     if (!this.archive) return [];
     const before = q.cursor ? decodeCursor(q.cursor) : undefined;
     return unavailableAs503(() =>
-      this.archive!.listJobs({ account, status: q.status, model: q.model, before, limit: q.limit + 1 }),
+      this.archive!.listRecords({ account, status: q.status, model: q.model, before, limit: q.limit + 1 }),
     );
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { jobRecord } from '../../jobs/record.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
-import { listPage } from './list.ts';
+import { type ListPage, listPage } from './list.ts';
 import { JOB_CURSOR } from './schemas.ts';
 
 const job = (name: string, createdAt: string, phase?: 'completed'): GenerationJob => ({
@@ -11,6 +12,15 @@ const job = (name: string, createdAt: string, phase?: 'completed'): GenerationJo
   ...(phase ? { status: { phase } } : {}),
 });
 
+/** The ids of a page's records. */
+const ids = (page: ListPage) => page.jobs.map((j) => (JSON.parse(j) as { jobId: string }).jobId);
+/** A job as the archive answers a page: its key and stored record. */
+const archivedAs = (j: GenerationJob) => ({
+  id: j.metadata.name ?? '',
+  createdAt: j.metadata.creationTimestamp ?? '',
+  record: JSON.stringify(jobRecord(j)),
+});
+
 describe('listPage', () => {
   it('pages newest first, ties by name, and never repeats or skips a job', () => {
     const jobs = ['a', 'b', 'c', 'd', 'e'].map((n, i) => job(n, `2026-01-01T00:00:0${i < 2 ? 0 : i}Z`));
@@ -18,7 +28,7 @@ describe('listPage', () => {
     let cursor: string | undefined;
     do {
       const page = listPage(jobs, { limit: 2, ...(cursor ? { cursor } : {}) });
-      seen.push(...page.jobs.map((j) => j.jobId));
+      seen.push(...ids(page));
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
     expect(seen).toEqual(['e', 'd', 'c', 'b', 'a']);
@@ -26,7 +36,7 @@ describe('listPage', () => {
 
   it('filters by status and model', () => {
     const jobs = [job('x', '2026-01-01T00:00:01Z', 'completed'), job('y', '2026-01-01T00:00:02Z')];
-    expect(listPage(jobs, { limit: 10, status: 'completed' }).jobs.map((j) => j.jobId)).toEqual(['x']);
+    expect(ids(listPage(jobs, { limit: 10, status: 'completed' }))).toEqual(['x']);
     expect(listPage(jobs, { limit: 10, model: 'other' }).jobs).toEqual([]);
   });
 
@@ -36,12 +46,14 @@ describe('listPage', () => {
     const archived = [
       job('d', '2026-01-01T00:00:04Z', 'completed'),
       job('c', '2026-01-01T00:00:03Z', 'completed'),
-    ];
+    ].map(archivedAs);
     const first = listPage(live, { limit: 2 }, archived);
-    expect(first.jobs.map((j) => j.jobId)).toEqual(['d', 'c']);
+    expect(ids(first)).toEqual(['d', 'c']);
     // By the next page 'd' and 'b' moved to the archive: the cursor still picks up after 'c'.
-    const next = listPage([], { limit: 2, cursor: first.nextCursor! }, [job('b', '2026-01-01T00:00:02Z')]);
-    expect(next).toEqual({ jobs: [expect.objectContaining({ jobId: 'b' })], nextCursor: null });
+    const next = listPage([], { limit: 2, cursor: first.nextCursor! }, [
+      archivedAs(job('b', '2026-01-01T00:00:02Z', 'completed')),
+    ]);
+    expect([ids(next), next.nextCursor]).toEqual([['b'], null]);
   });
 
   it('pages as a sort of every job would, whatever the order live jobs come in (random cases)', () => {
@@ -78,9 +90,10 @@ describe('listPage', () => {
         // The archive answers a page and one after the cursor, as JobHistory.page asks.
         const archived = archivedAll
           .filter((j) => (!q.status || j.status?.phase === q.status) && (!after || keyOf(j) < after))
-          .slice(0, q.limit + 1);
+          .slice(0, q.limit + 1)
+          .map(archivedAs);
         const page = listPage(live, { ...q, ...(after ? { cursor: after } : {}) }, archived);
-        seen.push(...page.jobs.map((j) => j.jobId));
+        seen.push(...ids(page));
         cursor = page.nextCursor ?? undefined;
       } while (cursor && seen.length <= all.length);
       expect(seen, `round ${round}`).toEqual(expected);
@@ -98,6 +111,6 @@ describe('listPage', () => {
     // A cursor no page issued (a job since deleted) still says where to continue.
     const made = '2026-01-01T00:00:01Z_zz';
     expect(made).toMatch(JOB_CURSOR);
-    expect(listPage(jobs, { limit: 5, cursor: made }).jobs.map((j) => j.jobId)).toEqual(['b', 'a']);
+    expect(ids(listPage(jobs, { limit: 5, cursor: made }))).toEqual(['b', 'a']);
   });
 });

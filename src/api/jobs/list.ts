@@ -1,3 +1,4 @@
+import type { ArchivedRecord } from '../../archive/store.ts';
 import { AppError } from '../../errors.ts';
 import { type JobRecord, jobRecord, phaseOf } from '../../jobs/record.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
@@ -14,60 +15,85 @@ export type Key = readonly [createdAt: string, name: string];
 
 const newestFirst = (a: Key, b: Key) =>
   a[0] !== b[0] ? (a[0] < b[0] ? 1 : -1) : a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0;
-const keyOf = (j: GenerationJob): Key => [j.metadata.creationTimestamp ?? '', j.metadata.name ?? ''];
+
+/** A page of the job list: each job's record as JSON text (an archived one's as stored). */
+export interface ListPage {
+  jobs: string[];
+  nextCursor: string | null;
+}
+
+/** Live jobs that may be on a page, newest first (see {@link newestLive}). */
+export interface LiveEntries {
+  newest: Array<{ key: Key; job: GenerationJob }>;
+}
+
+/**
+ * Of an account's live jobs, the newest page-and-one that pass the filters and come after
+ * the cursor, in order. An account may have thousands live: each is looked at once (no key,
+ * no sort of them all), and a page deep in the history, older than every live job, keeps
+ * none. Take it before reading the archive (see JobService.list).
+ */
+export function newestLive(live: Iterable<GenerationJob>, q: ListQuery): LiveEntries {
+  const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+  const keep = q.limit + 1;
+  const entries: LiveEntries['newest'] = [];
+  for (const job of live) {
+    if ((q.status && phaseOf(job) !== q.status) || (q.model && job.spec.model !== q.model)) continue;
+    const created = job.metadata.creationTimestamp ?? '';
+    const name = job.metadata.name ?? '';
+    // Strictly older than the cursor, and than the last kept once there are enough.
+    if (after && !(created !== after[0] ? created < after[0] : name < after[1])) continue;
+    const last = entries.length === keep ? entries[keep - 1]!.key : undefined;
+    if (last && !(created !== last[0] ? created > last[0] : name > last[1])) continue;
+    const key: Key = [created, name];
+    let [lo, hi] = [0, entries.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (newestFirst(entries[mid]!.key, key) > 0) hi = mid;
+      else lo = mid + 1;
+    }
+    entries.splice(lo, 0, { key, job });
+    if (entries.length > keep) entries.pop();
+  }
+  return { newest: entries };
+}
 
 /**
  * One page of jobs, newest first by (creationTimestamp, name). The cursor is the key of
  * the last job shown, so jobs created meanwhile (all newer) never shift the pages that
  * follow, and a job is never shown twice. `archived` are the archive's next jobs after the
- * cursor (at least a page and one of them): a job keeps its key when it moves from live to
- * archived, and one found in both (the move in progress) is shown once. `record` makes each
- * job's record (the api's adds the queue fields, as GET does).
- *
- * An account may have thousands of live jobs: of those, only the newest page-and-one that
- * pass the filters and the cursor are kept (in order, as they are found), so a page costs
- * a look at each live job, not a sort of them all, and a page deep in the history, older
- * than every live job, keeps none.
+ * cursor that pass the filters (at least a page and one of them), as records: a job keeps
+ * its key when it moves from live to archived, and one found in both (the move in progress)
+ * is shown once. `record` makes a live job's record (the api's adds the queue fields, as GET
+ * does); it makes a finished job's exactly as the archive stored it.
  */
 export function listPage(
-  live: Iterable<GenerationJob>,
+  live: Iterable<GenerationJob> | LiveEntries,
   q: ListQuery,
-  archived: readonly GenerationJob[] = [],
+  archived: readonly ArchivedRecord[] = [],
   record: (job: GenerationJob) => JobRecord = jobRecord,
-) {
-  const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-  const wanted = (j: GenerationJob) =>
-    (!q.status || phaseOf(j) === q.status) &&
-    (!q.model || j.spec.model === q.model) &&
-    (!after || newestFirst(after, keyOf(j)) < 0);
-  const keep = q.limit + 1;
-  const newest: Array<{ j: GenerationJob; key: Key }> = [];
-  for (const j of live) {
-    if (!wanted(j)) continue;
-    const key = keyOf(j);
-    if (newest.length === keep && newestFirst(newest[keep - 1]!.key, key) <= 0) continue;
-    let [lo, hi] = [0, newest.length];
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (newestFirst(newest[mid]!.key, key) > 0) hi = mid;
-      else lo = mid + 1;
-    }
-    newest.splice(lo, 0, { j, key });
-    if (newest.length > keep) newest.pop();
-  }
-  // A live job outside `newest` is older than a whole page of live ones: its archived copy,
+): ListPage {
+  const { newest } = 'newest' in live ? live : newestLive(live, q);
+  // A live job not in `newest` is older than a whole page of live ones: its archived copy,
   // if it has one, falls past this page too.
-  const names = new Set(newest.map(({ j }) => j.metadata.name));
+  const names = new Set(newest.map(({ key }) => key[1]));
   const matching = [
-    ...newest,
-    ...archived.filter((j) => !names.has(j.metadata.name) && wanted(j)).map((j) => ({ j, key: keyOf(j) })),
+    ...newest.map(({ key, job }) => ({ key, json: () => JSON.stringify(record(job)) })),
+    ...archived
+      .filter((a) => !names.has(a.id))
+      .map((a) => ({ key: [a.createdAt, a.id] as const, json: () => a.record })),
   ].sort((a, b) => newestFirst(a.key, b.key));
   const page = matching.slice(0, q.limit);
   const last = page.at(-1);
   return {
-    jobs: page.map(({ j }) => record(j)),
+    jobs: page.map((e) => e.json()),
     nextCursor: matching.length > q.limit && last ? encodeCursor(last.key) : null,
   };
+}
+
+/** The body of GET /v1/jobs: `{jobs, nextCursor}` with the records' text as it is. */
+export function listJson(page: ListPage): string {
+  return `{"jobs":[${page.jobs.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
 }
 
 /** The cursor of a position in the list: `<createdAt>_<name>` (JOB_CURSOR in schemas.ts). */

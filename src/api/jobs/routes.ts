@@ -3,6 +3,7 @@ import { AppError } from '../../errors.ts';
 import type { Authenticator } from '../auth.ts';
 import { parseBody, requireJson } from '../body.ts';
 import { locals } from '../request.ts';
+import { listJson } from './list.ts';
 import type { QueueView } from './queue.ts';
 import { EstimateRequest, JobListQuery, SubmitRequest } from './schemas.ts';
 import type { JobService } from './service.ts';
@@ -50,7 +51,7 @@ export function jobRoutes(service: JobService, auth: Authenticator, queue: Queue
   r.get('/v1/jobs', auth.require('check_status'), async (req, res) => {
     locals(res).route = '/v1/jobs';
     const q = parseBody(JobListQuery, { ...req.query });
-    res.json(await service.list(locals(res).principal!, q));
+    res.type('json').send(listJson(await service.list(locals(res).principal!, q)));
   });
 
   r.get('/v1/jobs/:jobId', auth.require('check_status'), async (req, res) => {

@@ -22,7 +22,7 @@ import type { Money } from '../../ledger/money.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import type { Principal } from '../request.ts';
 import { JobHistory } from './history.ts';
-import { type ListQuery, listPage } from './list.ts';
+import { type ListQuery, listPage, newestLive } from './list.ts';
 import { PlanGate } from './plan-gate.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
 
@@ -324,7 +324,7 @@ export class JobService {
     const account = principal.account.metadata.name ?? '';
     // Live first, then the archive: a job archived and deleted between the two reads is then
     // in the second (it was upserted before the delete), never in neither.
-    const live = this.o.jobCache.byIndex('account', account);
+    const live = newestLive(this.o.jobCache.eachByIndex('account', account), q);
     return listPage(live, q, await this.history.page(account, q), (job) => this.o.eta.record(job));
   }
 }
