@@ -5,5 +5,10 @@ export function labelValue(slug: string): string {
 
 export const ACCOUNT_LABEL = 'genjobs.io/account';
 export const MODEL_LABEL = 'genjobs.io/model';
+/**
+ * When the api accepted a job, to the millisecond (an annotation): creationTimestamp has
+ * whole seconds, and jobs submitted in one second must still start in the order they came.
+ */
+export const SUBMITTED_AT_ANNOTATION = 'genjobs.io/submitted-at';
 /** The credit lease a job's cost was drawn from (docs/money.md): lists a lease's jobs. */
 export const LEASE_LABEL = 'genjobs.io/lease';

@@ -1,19 +1,29 @@
 import type { GenerationJob } from '../k8s/types.ts';
+import { SUBMITTED_AT_ANNOTATION } from './labels.ts';
 
-/** What orders a waiting job: when it was created (whole seconds, as the apiserver stamps it), then its name. */
+/** What orders a waiting job: when it was submitted (see {@link queuedOf}), then its name. */
 export interface Queued {
   name: string;
   created: string;
 }
 
+/**
+ * A job's place in its queue: the api's submit time to the millisecond (an annotation),
+ * else the apiserver's creationTimestamp (whole seconds: a job made before the annotation).
+ * Both are RFC 3339 in UTC, so text order is time order; in one second, a job without the
+ * annotation ("…:44Z") sorts after those with it ("…:44.120Z").
+ */
 export function queuedOf(job: GenerationJob): Queued {
-  return { name: job.metadata.name ?? '', created: job.metadata.creationTimestamp ?? '' };
+  return {
+    name: job.metadata.name ?? '',
+    created: job.metadata.annotations?.[SUBMITTED_AT_ANNOTATION] ?? job.metadata.creationTimestamp ?? '',
+  };
 }
 
 /**
- * The order in which waiting jobs start: oldest first, ties (the same creation second)
- * broken by name. The controller admits in this order, and the api numbers queue positions
- * in it, so the two always agree.
+ * The order in which waiting jobs start: first submitted first, ties broken by name. The
+ * controller admits in this order, and the api numbers queue positions in it, so the two
+ * always agree.
  */
 export function admissionOrder(a: Queued, b: Queued): number {
   if (a.created !== b.created) return a.created < b.created ? -1 : 1;
