@@ -107,7 +107,11 @@ export async function archiveE2e(
   };
   const total = (mode: ArchiveE2eMode) => median(mode, (r) => r.completed / r.seconds);
   const on = runs.filter((r) => r.archive === 'on');
-  const cpu = (mode: ArchiveE2eMode) => round(median(mode, (r) => r.cpu.totalMsPerItem), 1);
+  const cpu = (mode: ArchiveE2eMode) =>
+    round(
+      median(mode, (r) => r.cpu.totalMsPerItem),
+      1,
+    );
   return {
     keepFinishedSeconds: KEEP_FINISHED_S,
     runs,
