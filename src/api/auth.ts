@@ -48,6 +48,7 @@ export class Authenticator {
   /** Middleware: require a key with the scope (or any valid key when scope is undefined). */
   require(scope: Scope | undefined, source: CredentialSource = 'bearer') {
     return async (req: Request, res: Response, next: NextFunction) => {
+      locals(res).credentialSource = source;
       const key = credential(req, source);
       if (key === undefined) {
         const where =

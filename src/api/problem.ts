@@ -92,6 +92,17 @@ export function sendProblem(res: Response, e: AppError): void {
   const l = locals(res);
   const status = httpStatus(e.code);
   if (e.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.ceil(e.retryAfterSeconds)));
+  // A 401 says how to authenticate (RFC 9110): a Bearer token (RFC 6750: invalid_token for a
+  // key that was sent and refused), or the x-api-key header of the endpoints that read it.
+  if (status === 401) {
+    const error = e.code === 'INVALID_API_KEY' ? ', error="invalid_token"' : '';
+    res.setHeader(
+      'WWW-Authenticate',
+      l.credentialSource === 'x-api-key'
+        ? 'ApiKey realm="genjobs", header="x-api-key"'
+        : `Bearer realm="genjobs"${error}`,
+    );
+  }
   res
     .status(status)
     .type('application/problem+json')

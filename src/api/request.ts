@@ -16,6 +16,8 @@ export interface Locals {
   principal?: Principal;
   /** The upload endpoints wrap every answer, errors included, with `success`. */
   wrapped?: boolean;
+  /** Where the route reads the API key: a 401 names it in WWW-Authenticate. */
+  credentialSource?: 'bearer' | 'x-api-key';
   /** Route template for metrics (low cardinality), e.g. /v1/jobs/:jobId. */
   route?: string;
 }

@@ -254,12 +254,20 @@ describe('job API', () => {
       json: { model: IMAGE, input: { prompt: 'x' } },
     });
     expect([none.status, (await none.json()).code]).toEqual([401, 'UNAUTHENTICATED']);
+    // A 401 says how to authenticate.
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="genjobs"');
     const wrong = await svc.call('/v1/jobs/submit', {
       method: 'POST',
       key: `gjk_${'A'.repeat(40)}`,
       json: { model: IMAGE, input: { prompt: 'x' } },
     });
     expect([wrong.status, (await wrong.json()).code]).toEqual([401, 'INVALID_API_KEY']);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer realm="genjobs", error="invalid_token"');
+    const models = await svc.call('/v1/models');
+    expect([models.status, models.headers.get('www-authenticate')]).toEqual([
+      401,
+      'ApiKey realm="genjobs", header="x-api-key"',
+    ]);
     const readOnly = await svc.account({ name: 'reader' }, ['check_status']);
     const scoped = await svc.call('/v1/jobs/submit', {
       method: 'POST',
