@@ -61,7 +61,12 @@ describe('refused submits under the chart RBAC', () => {
     expect(first.map((r) => r.status)).toEqual([200, 200]);
     for (let i = 0; i < 2; i++) {
       const refused = await submit(key, 'c', 'c');
-      expect([refused.status, (await refused.json()).code]).toEqual([429, 'CONCURRENT_JOBS_EXCEEDED']);
+      const problem = await refused.json();
+      expect([refused.status, problem.code]).toEqual([429, 'CONCURRENT_JOBS_EXCEEDED']);
+      // Its two jobs may still wait for a slot: the message counts them as not finished.
+      expect(problem.detail).toBe(
+        'plan free allows 2 concurrent jobs and the account has 2 not finished (waiting or running)',
+      );
     }
     const jobs = (await s.r.jobs.listAll()).filter((j) => j.spec.account === 'busy');
     expect(jobs).toHaveLength(2);

@@ -219,7 +219,7 @@ export class JobService {
     const runSeconds = this.o.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds);
     return new AppError(
       'CONCURRENT_JOBS_EXCEEDED',
-      `plan ${plan} allows ${maxConcurrent} concurrent jobs and ${active} are running`,
+      `plan ${plan} allows ${maxConcurrent} concurrent jobs and the account has ${active} not finished (waiting or running)`,
       { retryAfterSeconds: Math.max(1, Math.round(runSeconds / 4)) },
     );
   }
