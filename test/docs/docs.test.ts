@@ -53,6 +53,13 @@ describe('GET /docs in a real browser', () => {
     expect(errors).toEqual([]);
   });
 
+  it('a submit with no key pasted asks for one, and sends nothing', async () => {
+    await page.fill('#key', '');
+    await page.click('#submit');
+    await page.locator('#events').getByText('paste an API key').waitFor({ timeout: 10_000 });
+    expect((await page.textContent('#job-id'))?.trim()).toBe('none yet');
+  });
+
   it('a submit from the page returns a job id whose events the page shows', async () => {
     await page.fill('#key', key);
     await page.selectOption('#model', 'genjobs/reference-image/text-to-image');
