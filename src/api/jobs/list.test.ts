@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jobRecord } from '../../jobs/record.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
-import { type ListPage, listPage } from './list.ts';
+import { type ListPage, type ListQuery, newestLive, listPage as pageOf } from './list.ts';
 import { JOB_CURSOR } from './schemas.ts';
 
 const job = (name: string, createdAt: string, phase?: 'completed'): GenerationJob => ({
@@ -12,6 +12,9 @@ const job = (name: string, createdAt: string, phase?: 'completed'): GenerationJo
   ...(phase ? { status: { phase } } : {}),
 });
 
+/** A page of these live jobs (picked as the api picks them) and archived records. */
+const listPage = (live: GenerationJob[], q: ListQuery, archived?: Parameters<typeof pageOf>[2]) =>
+  pageOf(newestLive(live, q), q, archived);
 /** The ids of a page's records. */
 const ids = (page: ListPage) => page.jobs.map((j) => (JSON.parse(j) as { jobId: string }).jobId);
 /** A job as the archive answers a page: its key and stored record. */

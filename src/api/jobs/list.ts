@@ -15,6 +15,9 @@ export type Key = readonly [createdAt: string, name: string];
 
 const newestFirst = (a: Key, b: Key) =>
   a[0] !== b[0] ? (a[0] < b[0] ? 1 : -1) : a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0;
+/** Whether job a comes strictly before job b in time (later in the list); no key made. */
+const olderThan = (aCreated: string, aName: string, bCreated: string, bName: string) =>
+  aCreated !== bCreated ? aCreated < bCreated : aName < bName;
 
 /** A page of the job list: each job's record as JSON text (an archived one's as stored). */
 export interface ListPage {
@@ -41,10 +44,10 @@ export function newestLive(live: Iterable<GenerationJob>, q: ListQuery): LiveEnt
     if ((q.status && phaseOf(job) !== q.status) || (q.model && job.spec.model !== q.model)) continue;
     const created = job.metadata.creationTimestamp ?? '';
     const name = job.metadata.name ?? '';
-    // Strictly older than the cursor, and than the last kept once there are enough.
-    if (after && !(created !== after[0] ? created < after[0] : name < after[1])) continue;
+    // Strictly older than the cursor, and newer than the last kept once there are enough.
+    if (after && !olderThan(created, name, after[0], after[1])) continue;
     const last = entries.length === keep ? entries[keep - 1]!.key : undefined;
-    if (last && !(created !== last[0] ? created > last[0] : name > last[1])) continue;
+    if (last && !olderThan(last[0], last[1], created, name)) continue;
     const key: Key = [created, name];
     let [lo, hi] = [0, entries.length];
     while (lo < hi) {
@@ -68,12 +71,12 @@ export function newestLive(live: Iterable<GenerationJob>, q: ListQuery): LiveEnt
  * does); it makes a finished job's exactly as the archive stored it.
  */
 export function listPage(
-  live: Iterable<GenerationJob> | LiveEntries,
+  live: LiveEntries,
   q: ListQuery,
   archived: readonly ArchivedRecord[] = [],
   record: (job: GenerationJob) => JobRecord = jobRecord,
 ): ListPage {
-  const { newest } = 'newest' in live ? live : newestLive(live, q);
+  const { newest } = live;
   // A live job not in `newest` is older than a whole page of live ones: its archived copy,
   // if it has one, falls past this page too.
   const names = new Set(newest.map(({ key }) => key[1]));
