@@ -139,4 +139,33 @@ describe('job input bounds', () => {
     expect(text.length).toBeLessThan(8_000);
     expect(JSON.parse(text).errors).toHaveLength(20);
   });
+
+  it('refuses a __proto__ field with its pointer instead of dropping it, and charges nothing', async () => {
+    const key = await s.account({ name: 'proto' });
+    for (const [body, pointer] of [
+      [`{"model":"${model}","input":{"prompt":"x","__proto__":{"resolution":"4k"}}}`, '/input/__proto__'],
+      [
+        `{"model":"${model}","input":{"prompt":"x","image_urls":[{"__proto__":1}]}}`,
+        '/input/image_urls/0/__proto__',
+      ],
+      [`{"model":"${model}","input":{"prompt":"x"},"__proto__":{}}`, '/__proto__'],
+    ] as const) {
+      const res = await s.call('/v1/jobs/submit', {
+        method: 'POST',
+        key,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status, body).toBe(422);
+      expect(await res.json()).toMatchObject({ code: 'INVALID_INPUT', errors: [{ pointer }] });
+    }
+    const estimate = await s.call('/v1/jobs/estimate', {
+      method: 'POST',
+      key,
+      headers: { 'content-type': 'application/json' },
+      body: `{"model":"${model}","input":{"__proto__":{"resolution":"4k"}}}`,
+    });
+    expect(estimate.status).toBe(422);
+    expect((await s.r.jobs.list()).items.filter((j) => j.spec.account === 'proto')).toHaveLength(0);
+  });
 });
