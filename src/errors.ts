@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'MALFORMED_REQUEST',
   'UNSUPPORTED_MEDIA_TYPE',
   'PAYLOAD_TOO_LARGE',
+  'HEADERS_TOO_LARGE',
   'METHOD_NOT_ALLOWED',
   'IDEMPOTENCY_KEY_REUSED',
   'VERSION_NOT_FOUND',
@@ -76,6 +77,8 @@ export function httpStatus(code: ErrorCode): number {
       return 413;
     case 'UNSUPPORTED_MEDIA_TYPE':
       return 415;
+    case 'HEADERS_TOO_LARGE':
+      return 431;
     case 'INVALID_INPUT':
       return 422;
     case 'CONCURRENT_JOBS_EXCEEDED':

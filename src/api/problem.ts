@@ -15,6 +15,7 @@ const TITLES: Partial<Record<number, string>> = {
   415: 'Unsupported Media Type',
   416: 'Range Not Satisfiable',
   422: 'Unprocessable Content',
+  431: 'Request Header Fields Too Large',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
@@ -106,15 +107,20 @@ export function sendProblem(res: Response, e: AppError): void {
   res
     .status(status)
     .type('application/problem+json')
-    .json({
-      ...(l.wrapped ? { success: false } : {}),
-      type: `https://genjobs.io/problems/${e.code.toLowerCase().replaceAll('_', '-')}`,
-      title: TITLES[status] ?? 'Error',
-      status,
-      detail: e.message,
-      code: e.code,
-      requestId: l.requestId,
-      retryable: isRetryable(e.code),
-      ...(e.errors ? { errors: e.errors } : {}),
-    });
+    .json({ ...(l.wrapped ? { success: false } : {}), ...problemBody(e, l.requestId) });
+}
+
+/** The RFC 9457 body of an error; also written by hand for requests Express never saw (server.ts). */
+export function problemBody(e: AppError, requestId: string) {
+  const status = httpStatus(e.code);
+  return {
+    type: `https://genjobs.io/problems/${e.code.toLowerCase().replaceAll('_', '-')}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail: e.message,
+    code: e.code,
+    requestId,
+    retryable: isRetryable(e.code),
+    ...(e.errors ? { errors: e.errors } : {}),
+  };
 }

@@ -1,7 +1,11 @@
-import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { problemBody } from './problem.ts';
 
 export interface RunningServer {
   server: Server;
@@ -18,6 +22,9 @@ export async function listen(app: Express, host: string, port: number, log: Logg
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 120_000;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(err, socket, log),
+  );
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   log.info({ url }, 'listening');
@@ -35,4 +42,49 @@ export async function listen(app: Express, host: string, port: number, log: Logg
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * Answers a request that Node's HTTP parser refused before Express saw it (a URL and headers
+ * over the limit, bytes that are not HTTP) with a problem body like every other error;
+ * Node's own answer is a bare status line. As Node does, nothing is written on a connection
+ * whose current response has begun (a pipelined request), and a reset needs no answer.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  const e =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError(
+          'HEADERS_TOO_LARGE',
+          `the request line and headers are over ${maxHeaderSize} bytes (a long URL counts); send long values in a JSON body`,
+        )
+      : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+        ? new AppError('PAYLOAD_TOO_LARGE', 'the chunk extensions of the body are too large')
+        : new AppError('MALFORMED_REQUEST', 'the request is not valid HTTP/1.1');
+  const requestId = randomUUID();
+  log.info(
+    { requestId, code: e.code, parserError: err.code },
+    'refused a request the HTTP parser could not read',
+  );
+  const problem = problemBody(e, requestId);
+  const body = JSON.stringify(problem);
+  socket.end(
+    [
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}`,
+      'Content-Type: application/problem+json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `x-request-id: ${requestId}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
 }

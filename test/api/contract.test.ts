@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestService } from '../support/service.ts';
 
@@ -71,6 +72,46 @@ describe('405 for a method a path does not have', () => {
     const res = await raw('OPTIONS', '/v1/jobs/submit');
     expect(res.status).toBe(204);
     expect(res.headers.allow).toContain('POST');
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  /** Bytes written as they are on a fresh connection, and everything the server sent back. */
+  const exchange = (bytes: string) =>
+    new Promise<string>((resolve, reject) => {
+      const url = new URL(svc.api.url);
+      const socket = net.connect(Number(url.port), url.hostname, () => socket.end(bytes));
+      let answer = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (c) => {
+        answer += c;
+      });
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  const parse = (answer: string) => {
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    const [statusLine, ...lines] = head.split('\r\n');
+    const headers = Object.fromEntries(
+      lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+    );
+    return { statusLine, headers, body: body ? JSON.parse(body) : undefined };
+  };
+
+  it('answers a URL over the header limit with a 431 problem body, not a bare status line', async () => {
+    const res = parse(await exchange(`GET /v1/jobs?model=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: a\r\n\r\n`));
+    expect(res.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE', retryable: false });
+    expect(res.body.requestId).toBe(res.headers['x-request-id']);
+    expect(res.body.detail).toMatch(/JSON body/);
+  });
+
+  it('answers bytes that are not HTTP with 400 MALFORMED_REQUEST, and goes on serving', async () => {
+    const res = parse(await exchange('HELLO THERE\r\n\r\n'));
+    expect(res.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(res.body).toMatchObject({ status: 400, code: 'MALFORMED_REQUEST' });
+    expect((await raw('GET', '/healthz')).status).toBe(200);
   });
 });
 
