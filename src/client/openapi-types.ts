@@ -900,7 +900,7 @@ export interface operations {
                             queuePosition?: number;
                             /**
                              * Format: date-time
-                             * @description Pending and processing jobs: when the job should complete, from observed run times. An addition clients may ignore
+                             * @description Pending and processing jobs: when the job should complete, from observed run times; absent while its model variant is paused (no slots). An addition clients may ignore
                              */
                             estimatedCompletionTime?: string;
                         }[];
@@ -1008,7 +1008,7 @@ export interface operations {
                         queuePosition?: number;
                         /**
                          * Format: date-time
-                         * @description Pending and processing jobs: when the job should complete, from observed run times. An addition clients may ignore
+                         * @description Pending and processing jobs: when the job should complete, from observed run times; absent while its model variant is paused (no slots). An addition clients may ignore
                          */
                         estimatedCompletionTime?: string;
                     };

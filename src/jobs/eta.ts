@@ -218,8 +218,8 @@ export class Slots {
   private readonly busy: TinyQueue<number>;
 
   /**
-   * `capacity`: the variant's slots (a paused variant, 0, is played as one: the honest best
-   * guess of a wait that has no end). `busyUntil`: when each running job is expected to end;
+   * `capacity`: the variant's slots (a paused variant, 0, is played as one: its waiting jobs
+   * get no estimate, but a job ahead of them may still be running). `busyUntil`: when each running job is expected to end;
    * with more running than slots (the capacity was lowered) only the latest ends matter.
    */
   constructor(capacity: number, busyUntil: readonly number[]) {

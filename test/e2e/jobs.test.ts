@@ -244,9 +244,20 @@ describe('waiting for capacity', () => {
       'catalog',
     );
     const before = await settledBalance();
-    const jobId = await submit('genjobs/paused/text-to-image', { prompt: 'wait' });
+    const submittedAt = Date.now();
+    const res = await s.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: 'genjobs/paused/text-to-image', input: { prompt: 'wait' } },
+    });
+    // The submit answer must carry an estimate: the soonest it could end, were it to start now.
+    const { jobId, estimatedCompletionTime } = await res.json();
+    expect(Date.parse(estimatedCompletionTime)).toBeGreaterThanOrEqual(submittedAt + 4_000);
     await new Promise((r) => setTimeout(r, 1_500));
-    expect((await (await s.call(`/v1/jobs/${jobId}`, { key })).json()).status).toBe('pending');
+    // While paused, nobody can say when it starts: a position, no estimate.
+    const waiting = await (await s.call(`/v1/jobs/${jobId}`, { key })).json();
+    expect(waiting).toMatchObject({ status: 'pending', queuePosition: 0 });
+    expect(waiting).not.toHaveProperty('estimatedCompletionTime');
     const cancel = await (await s.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key })).json();
     expect(cancel).toEqual({ jobId, status: 'cancelled', refundedMicroCents: 5_000 });
     const pods = await s.kube.core.listNamespacedPod({

@@ -94,6 +94,36 @@ describe('QueueView', () => {
     expect(running.estimatedCompletionTime).toBe(new Date(T0 + 280_000).toISOString());
   });
 
+  it('gives the waiting jobs of a paused variant positions but no estimate, until it runs again', () => {
+    const cache = fakeCache();
+    let now = T0 + 100_000;
+    let slots = 0;
+    const q = new QueueView({ jobs: cache, catalog: () => catalog(slots)(), now: () => now });
+    const running = aJob('running', 0, {
+      phase: 'processing',
+      attempts: 1,
+      startedAt: new Date(T0 + 40_000).toISOString(),
+    });
+    cache.set(running);
+    cache.set(aJob('first', 10));
+    cache.set(aJob('second', 20));
+    const fields = (name: string, s: number) => {
+      const r = q.record(aJob(name, s));
+      return [r.queuePosition, r.estimatedCompletionTime];
+    };
+    expect([fields('first', 10), fields('second', 20), fields('new', 30)]).toEqual([
+      [0, undefined],
+      [1, undefined],
+      [2, undefined],
+    ]);
+    // Paused after it started: the running job still ends when expected.
+    expect(q.record(running).estimatedCompletionTime).toBe(new Date(T0 + 280_000).toISOString());
+    slots = 1;
+    now += 5_000;
+    expect(fields('first', 10)).toEqual([0, new Date(T0 + 520_000).toISOString()]);
+    expect(fields('new', 30)[1]).toBe(new Date(T0 + 1_000_000).toISOString());
+  });
+
   it('learns run times per unit of work from completions, after five of them', () => {
     const cache = fakeCache();
     const q = new QueueView({ jobs: cache, catalog: catalog(2), now: () => T0 + 1_000_000 });

@@ -34,6 +34,11 @@ interface Snapshot {
   eta: Map<string, number>;
   /** The slots after every waiting job: where a job queued next starts. */
   slots: Slots;
+  /**
+   * The variant is paused (runtime maxConcurrency 0): its waiting jobs start when an operator
+   * says so, which no estimate can know, so they have none (running ones keep theirs).
+   */
+  paused: boolean;
 }
 
 /** One variant's queue: the waiting jobs in admission order and the ones holding a slot. */
@@ -157,7 +162,7 @@ export class QueueView {
    */
   private enter(q: VariantQueue, model: string, entry: Waiting): boolean {
     q.waiting.put(entry);
-    if (q.snapshot) {
+    if (q.snapshot && !q.snapshot.paused) {
       const run = this.runSecondsOf(model, this.variant(model), entry.work) * 1000;
       q.snapshot.eta.set(entry.name, q.snapshot.slots.take(run, this.now()) + run);
     }
@@ -206,13 +211,14 @@ export class QueueView {
       ends.push(end);
     }
     const slots = new Slots(variant?.runtime.maxConcurrency ?? 1, ends);
-    for (const w of q.waiting.all) {
+    const paused = variant?.runtime.maxConcurrency === 0;
+    for (const w of paused ? [] : q.waiting.all) {
       const ms = run(w.work);
       eta.set(w.name, slots.take(ms, now) + ms);
     }
     const due = ends.reduce((first, end) => Math.min(first, end), Number.POSITIVE_INFINITY);
     const until = Math.min(now + SNAPSHOT_MAX_AGE_MS, Math.max(now + SNAPSHOT_MIN_AGE_MS, due));
-    q.snapshot = { until, eta, slots };
+    q.snapshot = { until, eta, slots, paused };
     return q.snapshot;
   }
 
@@ -227,17 +233,19 @@ export class QueueView {
     const eta = snap.eta.get(name);
     if (place?.kind === 'running' && eta !== undefined)
       return { estimatedCompletionTime: new Date(eta).toISOString() };
-    if (place?.kind === 'waiting' && eta !== undefined) {
+    if (place?.kind === 'waiting' && (eta !== undefined || snap.paused)) {
       return {
         queuePosition: q.waiting.position(place.entry),
-        estimatedCompletionTime: new Date(eta).toISOString(),
+        ...(eta !== undefined ? { estimatedCompletionTime: new Date(eta).toISOString() } : {}),
       };
     }
     // Not in the cache yet (just submitted): it queues behind every waiting job.
+    const queuePosition = q.waiting.position(queuedOf(job));
+    if (snap.paused) return { queuePosition };
     const variant = this.variant(model);
     const run = this.runSecondsOf(model, variant, workOf(job, variant)) * 1000;
     return {
-      queuePosition: q.waiting.position(queuedOf(job)),
+      queuePosition,
       estimatedCompletionTime: new Date(snap.slots.next(this.now()) + run).toISOString(),
     };
   }

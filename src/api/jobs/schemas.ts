@@ -118,7 +118,7 @@ export const JobRecord = z.object({
     .datetime()
     .optional()
     .describe(
-      'Pending and processing jobs: when the job should complete, from observed run times. An addition clients may ignore',
+      'Pending and processing jobs: when the job should complete, from observed run times; absent while its model variant is paused (no slots). An addition clients may ignore',
     ),
 });
 

@@ -239,10 +239,12 @@ export class JobService {
 
   private submitResult(job: GenerationJob) {
     // A replay of a finished job has no estimate left: the time it completed is when it did.
+    // A job of a paused variant has none either, but this answer must carry one: the soonest
+    // it could complete, were it to start now.
     const eta =
       this.o.eta.queueFields(job).estimatedCompletionTime ??
       job.status?.completedAt ??
-      new Date(this.now()).toISOString();
+      new Date(this.now() + this.soonestRunSeconds(job.spec.model) * 1000).toISOString();
     return {
       jobId: job.metadata.name ?? '',
       requestId: job.spec.requestId ?? '',
@@ -250,6 +252,15 @@ export class JobService {
       estimatedCompletionTime: eta,
       costMicroCents: job.spec.costMicroCents,
     };
+  }
+
+  private soonestRunSeconds(model: string): number {
+    try {
+      const variant = this.o.catalog().variantsBySlug.get(model);
+      return variant ? this.o.eta.runSeconds(model, variant.runtime.typicalSeconds) : 0;
+    } catch {
+      return 0; // the catalog has not loaded
+    }
   }
 
   /**
