@@ -41,6 +41,14 @@ describe('per-account request rate', () => {
   });
 });
 
+/** A POST to a path the OpenAPI document does not list (s.call would refuse to check it). */
+const unlisted = (s: TestService, path: string, key: string, json: unknown) =>
+  fetch(`${s.api.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(json),
+  });
+
 describe('per-account caps on live resources', () => {
   let s: TestService;
   beforeAll(async () => {
@@ -66,6 +74,11 @@ describe('per-account caps on live resources', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBeTruthy();
     expect(await refused.json()).toMatchObject({ code: 'CONCURRENT_JOBS_EXCEEDED' });
+    // The same route spelled another way Express still routes is capped the same.
+    for (const path of ['/v1/jobs/submit/', '/V1/Jobs/Submit']) {
+      const res = await unlisted(s, path, key, { model, input: { prompt: 'x' } });
+      expect([path, res.status]).toEqual([path, 429]);
+    }
     expect((await s.r.jobs.list()).items.filter((j) => j.spec.account === 'busy')).toHaveLength(2);
     expect((await s.r.accounts.get('busy'))?.status?.balanceMicroCents).toBe(before);
     // Another account is not affected.
@@ -103,6 +116,11 @@ describe('per-account caps on live resources', () => {
 
     // Audio counts 50 MB: refused too; nothing was created for either refusal.
     expect((await presign('audio/mpeg')).status).toBe(429);
+    for (const path of ['/v1/uploads/presign/', '/V1/Uploads/Presign']) {
+      const res = await unlisted(s, path, key, { filename: 'f', contentType: 'image/png' });
+      expect([path, res.status]).toEqual([path, 429]);
+      expect(await res.json()).toMatchObject({ success: false, code: 'RATE_LIMITED' });
+    }
     expect((await s.r.uploads.list()).items.filter((u) => u.spec.account === 'uploader')).toHaveLength(2);
   });
 });

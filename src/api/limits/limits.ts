@@ -65,8 +65,10 @@ export class RequestLimits {
       });
     }
     if (req.method !== 'POST') return;
-    if (req.path === '/v1/jobs/submit') this.checkJobs(account);
-    else if (req.path === '/v1/uploads/presign') this.checkUploads(account, req.body, now);
+    // The route as declared, not as sent: Express also routes /V1/Jobs/Submit and a trailing slash here.
+    const route: unknown = req.route?.path;
+    if (route === '/v1/jobs/submit') this.checkJobs(account);
+    else if (route === '/v1/uploads/presign') this.checkUploads(account, req.body, now);
   }
 
   private checkJobs(account: string): void {

@@ -9,7 +9,9 @@ import { locals } from '../request.ts';
  * file reads are left as they are.
  */
 export function markWrappedUploadRequests(req: Request, res: Response, next: NextFunction): void {
-  if (req.path === '/v1/uploads' || req.path.startsWith('/v1/uploads/')) locals(res).wrapped = true;
+  // Express routes /V1/Uploads/… here too: the mark must not depend on case.
+  const path = req.path.toLowerCase();
+  if (path === '/v1/uploads' || path.startsWith('/v1/uploads/')) locals(res).wrapped = true;
   else if (req.method === 'PUT' && req.path.startsWith('/files/uploads/')) locals(res).wrapped = true;
   next();
 }
