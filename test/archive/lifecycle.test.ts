@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { firstKeyedJobId, nextKeyedJobId } from '../../src/api/jobs/service.ts';
 import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
 import { uploadKey } from '../../src/blob/keys.ts';
 import type { RunningController } from '../../src/controller/main.ts';
+import type { GenerationJob } from '../../src/k8s/types.ts';
 import { eventually } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
@@ -145,6 +147,36 @@ describe('a finished job moves from etcd to the archive', () => {
     expect((await replay.json()).jobId).toBe(jobId);
     // Never a second job: no resource of that name came back.
     expect(await s.r.jobs.get(jobId)).toBeUndefined();
+  });
+
+  it('an Idempotency-Key past its window makes one new job, which its retries then replay', async () => {
+    // The key's first job, submitted two days ago and archived since.
+    const first = firstKeyedJobId('acme', 'order-2231');
+    const twoDaysAgo = new Date(Date.now() - 48 * 3_600_000).toISOString();
+    await archive.upsertJobs([
+      {
+        apiVersion: 'genjobs.io/v1alpha1',
+        kind: 'GenerationJob',
+        metadata: { name: first, creationTimestamp: twoDaysAgo, labels: { 'genjobs.io/account': 'acme' } },
+        spec: {
+          account: 'acme',
+          model: IMAGE,
+          version: 'v1.0',
+          input: { prompt: 'old' },
+          costMicroCents: 134_000,
+        },
+        status: { phase: 'completed', completedAt: twoDaysAgo },
+      } as GenerationJob,
+    ]);
+    const fresh = await submit('order-2231');
+    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+    const { jobId } = await fresh.json();
+    expect(jobId).toBe(nextKeyedJobId(first));
+    for (let retry = 0; retry < 2; retry++) {
+      const again = await submit('order-2231');
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect((await again.json()).jobId).toBe(jobId);
+    }
   });
 
   it("an expired upload's record is archived, then its resource deleted", async () => {

@@ -72,6 +72,12 @@ export interface EtaSource {
   record(job: GenerationJob): JobRecord;
 }
 
+/**
+ * Links of an Idempotency-Key's id chain looked up before giving up on it: one per window of
+ * reuse, far more than a retention of jobs (30 days by default) keeps.
+ */
+const MAX_KEY_CHAIN = 100;
+
 /** Idempotency keys hold for this long; after it the same key submits a new job. */
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 
@@ -126,16 +132,9 @@ export class JobService {
     const bodyHash = sha256(JSON.stringify([variant.slug, version, input, cmd.webhookUrl ?? null]));
     let jobId: string = randomUUID();
     if (cmd.idempotencyKey !== undefined) {
-      jobId = uuidFrom(sha256(`${accountName}\n${cmd.idempotencyKey}`));
-      // Cache, apiserver, then the archive: the archiver upserts before it deletes, so a
-      // key's job is always in one of them within the window, and never submitted twice.
-      const existing =
-        this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId)) ?? (await this.history.exists(jobId));
-      if (existing) {
-        const replay = this.replay(existing, accountName, bodyHash);
-        if (replay) return replay;
-        jobId = randomUUID(); // the key's window has passed: a new job
-      }
+      const found = await this.keyedJob(accountName, cmd.idempotencyKey, bodyHash);
+      if ('replay' in found) return found.replay;
+      jobId = found.jobId;
     }
 
     const maxConcurrent = this.o.plans[account.spec.plan] ?? 0;
@@ -212,6 +211,32 @@ export class JobService {
     draw.done('created');
     this.o.onSubmitted?.(variant.slug, cost);
     return { ...this.submitResult(job), duplicate: false };
+  }
+
+  /**
+   * The job an Idempotency-Key stands for: a replay of it, or the id a new one takes. The
+   * ids are a chain derived from the account and the key: the first, then, once the job
+   * there is past the key's window, the next one derived from it, and so on. So a client
+   * that retries a key older than the window gets one new job, not one per retry. Each link
+   * is looked up in the cache, the apiserver, then the archive: the archiver upserts before
+   * it deletes, so within the window a key's job is always in one of them.
+   */
+  private async keyedJob(
+    account: string,
+    key: string,
+    bodyHash: string,
+  ): Promise<{ replay: NonNullable<ReturnType<JobService['replay']>> } | { jobId: string }> {
+    let jobId = firstKeyedJobId(account, key);
+    for (let link = 0; link < MAX_KEY_CHAIN; link++) {
+      const existing =
+        this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId)) ?? (await this.history.exists(jobId));
+      if (!existing) return { jobId };
+      const replay = this.replay(existing, account, bodyHash);
+      if (replay) return { replay };
+      jobId = nextKeyedJobId(jobId);
+    }
+    // Kept longer than retention allows (rows older than it are deleted, and their ids free).
+    return { jobId: randomUUID() };
   }
 
   /** The answer to a submit over the plan's concurrency. */
@@ -355,4 +380,8 @@ const isRefused = (err: unknown) => {
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const uuidFrom = (hex: string) =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+/** The first id of an Idempotency-Key's chain (JobService.keyedJob). */
+export const firstKeyedJobId = (account: string, key: string) => uuidFrom(sha256(`${account}\n${key}`));
+/** The id after `id` in an Idempotency-Key's chain. */
+export const nextKeyedJobId = (id: string) => uuidFrom(sha256(`${id}\nnext`));
 const validName = (s: string) => /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(s);
