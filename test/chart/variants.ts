@@ -54,8 +54,7 @@ export const VARIANTS: Record<string, object> = {
     jobs: { ttl: '3d' },
     logLevel: 'debug',
   },
-  'chart-made namespace, open worker egress, admin group': {
-    namespace: { create: true },
+  'open worker egress, admin group': {
     networkPolicy: {
       worker: {
         publicInternet: true,
@@ -130,6 +129,12 @@ export const BAD_VALUES: Array<{ what: string; values: object; mentions: string 
     what: 'an admin subject of an unknown kind',
     values: { rbac: { admin: { subjects: [{ kind: 'Robot', name: 'r2' }] } } },
     mentions: "at '/rbac/admin/subjects/0/kind'",
+  },
+  // The namespace holds Helm's release Secret, written before any object of the chart.
+  {
+    what: 'a chart-made release namespace',
+    values: { namespace: { create: true } },
+    mentions: "additional properties 'namespace' not allowed",
   },
   {
     what: 'an archive with neither the bundled PostgreSQL nor a Secret',
