@@ -82,8 +82,17 @@ export class Authenticator {
     if (!KEY_PATTERN.test(key)) throw new AppError('INVALID_API_KEY', 'the API key is malformed');
     const hash = hashKey(key);
     const name = apiKeyName(hash);
-    const apiKey =
-      this.opts.cachedKey(name) ?? (this.takeToken() ? await this.opts.apiKeys.get(name) : undefined);
+    let apiKey = this.opts.cachedKey(name);
+    if (!apiKey) {
+      // A key the cache has not seen may be a moment old: when look-ups are used up (by a
+      // flood of made-up keys, say), its owner is told to retry, not that it is invalid.
+      if (!this.takeToken()) {
+        throw new AppError('UNAVAILABLE', 'the API key could not be checked right now; retry in a second', {
+          retryAfterSeconds: 1,
+        });
+      }
+      apiKey = await this.opts.apiKeys.get(name);
+    }
     if (!apiKey || !sameHash(apiKey.spec.keyHash, hash))
       throw new AppError('INVALID_API_KEY', 'the API key is not valid');
     if (apiKey.spec.disabled) throw new AppError('INVALID_API_KEY', 'the API key is disabled');

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { apiKeyName, generateKey, hashKey } from '../accounts/keys.ts';
+import { AppError } from '../errors.ts';
+import type { CustomResources } from '../k8s/resources.ts';
+import type { Account, ApiKey } from '../k8s/types.ts';
+import { Authenticator } from './auth.ts';
+
+const account = { metadata: { name: 'acme' }, spec: { plan: 'pro' } } as unknown as Account;
+const apiKeyFor = (key: string) =>
+  ({
+    metadata: { name: apiKeyName(hashKey(key)) },
+    spec: { account: 'acme', keyHash: hashKey(key), scopes: ['submit_job'] },
+  }) as unknown as ApiKey;
+
+/** An authenticator whose cache knows nothing yet and whose apiserver knows `stored`. */
+function authenticator(stored: ApiKey[], now: () => number) {
+  let gets = 0;
+  const apiKeys = {
+    get: async (name: string) => {
+      gets++;
+      return stored.find((k) => k.metadata.name === name);
+    },
+  } as unknown as CustomResources<ApiKey>;
+  const auth = new Authenticator({
+    apiKeys,
+    accounts: { get: async () => account } as unknown as CustomResources<Account>,
+    cachedKey: () => undefined,
+    cachedAccount: () => account,
+    missLookupsPerSecond: 5,
+    now,
+  });
+  return { auth, gets: () => gets };
+}
+
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (err: unknown) => (err instanceof AppError ? err.code : String(err)),
+  );
+
+describe('Authenticator, keys the cache has not seen', () => {
+  it('looks them up at a bounded rate; past it a new key is told to retry, not that it is invalid', async () => {
+    let now = 1_000_000;
+    const fresh = generateKey();
+    const { auth, gets } = authenticator([apiKeyFor(fresh)], () => now);
+    const madeUp = await Promise.all(
+      Array.from({ length: 5 }, () => codeOf(auth.authenticate(generateKey()))),
+    );
+    expect(madeUp).toEqual(Array(5).fill('INVALID_API_KEY'));
+    expect(await codeOf(auth.authenticate(fresh))).toBe('UNAVAILABLE');
+    expect(gets()).toBe(5);
+    now += 1_000;
+    expect(await codeOf(auth.authenticate(fresh))).toBe('ok');
+  });
+});
