@@ -184,6 +184,8 @@ export const configSchema = z.object({
     .int()
     .nonnegative()
     .default(2 * 1024 ** 3),
+  /** Event streams (GET /v1/jobs/{id}/events) an account may hold open at once, in each api process. */
+  GENJOBS_MAX_EVENT_STREAMS: z.coerce.number().int().nonnegative().default(100),
   /**
    * A cancelled job's resource is deleted this long after it was cancelled and refunded (archive
    * off; with the archive on, every finished job leaves after GENJOBS_KEEP_FINISHED, archived).

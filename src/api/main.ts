@@ -112,7 +112,12 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   });
   const archive = deps.archive ?? (await openArchive(config, log));
   const queue = new QueueView({ jobs, catalog, now });
-  const hub = new StreamHub({ jobs, changes: queue, record: (j) => queue.record(j) });
+  const hub = new StreamHub({
+    jobs,
+    changes: queue,
+    record: (j) => queue.record(j),
+    maxPerAccount: config.GENJOBS_MAX_EVENT_STREAMS,
+  });
   const service = new JobService({
     archive,
     jobs: r.jobs,

@@ -10,6 +10,8 @@
   value: {{ .Values.limits.maxLiveUploads | quote }}
 - name: GENJOBS_MAX_UPLOAD_BYTES
   value: {{ .Values.limits.maxUploadBytes | int64 | quote }}
+- name: GENJOBS_MAX_EVENT_STREAMS
+  value: {{ .Values.limits.maxEventStreams | quote }}
 - name: GENJOBS_CANCELLED_JOB_TTL
   value: {{ .Values.limits.cancelledJobTtl | toString | quote }}
 - name: GENJOBS_UPLOAD_EXPIRED_RETENTION

@@ -24,6 +24,7 @@ export function eventRoutes(service: JobService, hub: StreamHub, auth: Authentic
     const lastId = req.get('last-event-id');
     let opened = false;
     const stream = {
+      account: locals(res).principal!.account.metadata.name ?? '',
       jobId,
       model: job.spec.model,
       lastId,

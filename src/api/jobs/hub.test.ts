@@ -28,9 +28,10 @@ function fakeCache() {
   };
 }
 
-function aStream(jobId: string, lastId?: string) {
+function aStream(jobId: string, lastId?: string, account = 'a') {
   const chunks: string[] = [];
   const s: Stream & { chunks: string[]; ended: boolean } = {
+    account,
     jobId,
     model: MODEL,
     lastId,
@@ -44,10 +45,11 @@ function aStream(jobId: string, lastId?: string) {
   return s;
 }
 
-function setup() {
+function setup(maxPerAccount = 0) {
   const cache = fakeCache();
   const timers: Array<{ fn: () => void; cleared: boolean }> = [];
   const hub = new StreamHub({
+    maxPerAccount,
     jobs: cache,
     changes: { on: (l) => cache.on((type, job) => l(type, job, true)) },
     record: (j) => ({ ...jobRecord(j), ...(j.status?.phase === 'pending' ? { queuePosition: 0 } : {}) }),
@@ -64,6 +66,28 @@ function setup() {
 }
 
 describe('StreamHub', () => {
+  it('caps the streams an account holds open, before writing anything; closing one frees a place', () => {
+    const { cache, hub } = setup(2);
+    cache.set(aJob('j1', 'pending', '1'));
+    const open = [aStream('j1'), aStream('j1')];
+    for (const s of open) expect(hub.open(s, aJob('j1', 'pending', '1'))).toBe(true);
+    const third = aStream('j1');
+    expect(() => hub.open(third, aJob('j1', 'pending', '1'))).toThrow(
+      expect.objectContaining({ code: 'RATE_LIMITED' }),
+    );
+    expect(third.chunks).toEqual([]);
+    // Another account has places of its own.
+    expect(hub.open(aStream('j1', undefined, 'b'), aJob('j1', 'pending', '1'))).toBe(true);
+    hub.close(open[0]!);
+    hub.close(open[0]!); // twice is still one close
+    expect(hub.open(aStream('j1'), aJob('j1', 'pending', '1'))).toBe(true);
+    expect(() => hub.open(aStream('j1'), aJob('j1', 'pending', '1'))).toThrow();
+    // A stream ended at once (its job finished) holds no place.
+    const { hub: other } = setup(1);
+    expect(other.open(aStream('j2'), aJob('j2', 'completed', '5'))).toBe(false);
+    expect(other.open(aStream('j2'), aJob('j2', 'completed', '5'))).toBe(false);
+  });
+
   it('sends the record on every change and ends after the terminal one', () => {
     const { cache, hub } = setup();
     cache.set(aJob('j1', 'pending', '1'));

@@ -1,3 +1,4 @@
+import { AppError } from '../../errors.ts';
 import type { JobRecord } from '../../jobs/record.ts';
 import type { EventType, Informer } from '../../k8s/informer.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
@@ -5,6 +6,8 @@ import type { QueueListener } from './queue.ts';
 
 /** One open event stream: where to write, and what it has sent. */
 export interface Stream {
+  /** The account that opened it (the cap on open streams is per account). */
+  account: string;
   jobId: string;
   model: string;
   /** The id of the last event sent (or the client's Last-Event-ID). */
@@ -21,6 +24,8 @@ export interface HubOptions {
    */
   changes: { on(listener: QueueListener): void };
   record: (job: GenerationJob) => JobRecord;
+  /** Streams an account may hold open at once here; 0: no cap. */
+  maxPerAccount?: number;
   /** Interval of the heartbeat comment that keeps proxies from closing idle streams. */
   heartbeatMs?: number;
   setInterval?: (fn: () => void, ms: number) => unknown;
@@ -53,6 +58,7 @@ export class StreamHub {
   private readonly o: HubOptions;
   private readonly byJob = new Map<string, Set<Stream>>();
   private readonly byModel = new Map<string, Set<Stream>>();
+  private readonly perAccount = new Map<string, number>();
   private heartbeat: unknown;
   private count = 0;
 
@@ -69,12 +75,24 @@ export class StreamHub {
   /**
    * Sends the job's current record unless the stream already has it, then keeps the stream
    * open until the job finishes. Answers false when the stream was ended at once.
+   * @throws AppError RATE_LIMITED, before anything is written, when the account already
+   *   holds the most streams it may (each holds a socket of this process until its job ends).
    */
   open(stream: Stream, job: GenerationJob): boolean {
+    const cap = this.o.maxPerAccount ?? 0;
+    const held = this.perAccount.get(stream.account) ?? 0;
+    if (cap > 0 && held >= cap) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `the account has ${held} event streams open, the most it may have at once; close one, or poll GET /v1/jobs/{jobId}`,
+        { retryAfterSeconds: 5 },
+      );
+    }
     // The cache may hold a newer version than a direct read made a moment ago.
     if (!this.send(stream, this.o.jobs.get(stream.jobId) ?? job)) return false;
     add(this.byJob, stream.jobId, stream);
     add(this.byModel, stream.model, stream);
+    this.perAccount.set(stream.account, held + 1);
     this.count++;
     if (this.count === 1) this.startHeartbeat();
     return true;
@@ -84,6 +102,9 @@ export class StreamHub {
   close(stream: Stream): void {
     if (!remove(this.byJob, stream.jobId, stream)) return;
     remove(this.byModel, stream.model, stream);
+    const left = (this.perAccount.get(stream.account) ?? 1) - 1;
+    if (left > 0) this.perAccount.set(stream.account, left);
+    else this.perAccount.delete(stream.account);
     this.count--;
     if (this.count === 0) this.stopHeartbeat();
   }
