@@ -329,6 +329,28 @@ describe('RBAC', () => {
   });
 });
 
+/** A worker Pod as the controller builds it (src/controller/job/pod.ts). */
+function aWorkerPod(serviceAccountName?: string) {
+  return buildWorkerPod(
+    {
+      apiVersion: 'genjobs.io/v1alpha1',
+      kind: 'GenerationJob',
+      metadata: { name: 'j-1', uid: 'u' },
+      spec: { account: 'a', model: 'p/m/text-to-image', version: 'v1.0', input: {}, costMicroCents: 1 },
+    },
+    1,
+    { type: 'builtin', maxConcurrency: 1, timeoutSeconds: 60, typicalSeconds: 5 },
+    {
+      image: 'i',
+      command: ['genjobs', 'worker'],
+      blobUrl: 'u',
+      blobPublicUrl: 'u',
+      blobGrant: 'g',
+      serviceAccountName,
+    },
+  );
+}
+
 describe('worker isolation', () => {
   it('a default-deny NetworkPolicy selects the worker Pods and lets out only DNS, the api and the model servers', async () => {
     const model = { to: [{ ipBlock: { cidr: '203.0.113.10/32' } }], ports: [{ port: 443, protocol: 'TCP' }] };
@@ -336,17 +358,7 @@ describe('worker isolation', () => {
     const policy = find(objects, 'NetworkPolicy', 'genjobs-worker');
     expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(policy.spec.ingress).toEqual([]);
-    const pod = buildWorkerPod(
-      {
-        apiVersion: 'genjobs.io/v1alpha1',
-        kind: 'GenerationJob',
-        metadata: { name: 'j-1', uid: 'u' },
-        spec: { account: 'a', model: 'p/m/text-to-image', version: 'v1.0', input: {}, costMicroCents: 1 },
-      },
-      1,
-      { type: 'builtin', maxConcurrency: 1, timeoutSeconds: 60, typicalSeconds: 5 },
-      { image: 'i', command: ['genjobs', 'worker'], blobUrl: 'u', blobPublicUrl: 'u', blobGrant: 'g' },
-    );
+    const pod = aWorkerPod();
     const labels = pod.metadata!.labels!;
     const selector = policy.spec.podSelector;
     for (const [k, v] of Object.entries(selector.matchLabels)) expect(labels[k]).toBe(v);
@@ -367,6 +379,22 @@ describe('worker isolation', () => {
     expect(toApi.ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
     expect(toModel).toEqual(model);
     expect(rest).toEqual([]);
+  });
+
+  it('worker Pods pull their image with imagePullSecrets, through the worker ServiceAccount', async () => {
+    const pullSecrets = [{ name: 'regcred' }];
+    const { objects } = await render({ imagePullSecrets: pullSecrets });
+    const account = find(objects, 'ServiceAccount', 'genjobs-worker');
+    expect(account.imagePullSecrets).toEqual(pullSecrets);
+    for (const d of deployments(objects)) expect(d.spec.template.spec.imagePullSecrets).toEqual(pullSecrets);
+    // The ServiceAccount admission copies the account's pull Secrets into a Pod that names
+    // none; the Pod the controller builds names none, and runs as the chart's worker account.
+    const env = envOf(find(objects, 'Deployment', 'genjobs-controller'));
+    const pod = aWorkerPod(env.GENJOBS_WORKER_SERVICE_ACCOUNT as string);
+    expect(pod.spec!.serviceAccountName).toBe(account.metadata.name);
+    expect(pod.spec!.imagePullSecrets).toBeUndefined();
+    const { objects: none } = await render();
+    expect(find(none, 'ServiceAccount', 'genjobs-worker').imagePullSecrets).toBeUndefined();
   });
 
   it('public inputs open public addresses only; the policy can be turned off', async () => {
