@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { ensureNamespace } from '../../src/k8s/crds.ts';
 import { eventually, kubeconfigPath, testNamespace } from '../support/cluster.ts';
-import { helm, kubectl, type Manifest, render } from './helm.ts';
+import { envOf, helm, kubectl, type Manifest, parseManifests, render } from './helm.ts';
 import { VARIANTS } from './variants.ts';
 
 /**
@@ -82,6 +82,12 @@ describe('kubectl apply --dry-run=server', () => {
     const built = await kubectl(kubeconfig, ['kustomize', dir]);
     expect(built.code, built.stderr).toBe(0);
     expect(built.stdout).not.toContain('namespace: genjobs\n');
+    // The webhook Secrets follow the controller into the overlay's namespace: nothing names the base's.
+    const controller = parseManifests(built.stdout).find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'genjobs-controller',
+    )!;
+    expect(Object.values(envOf(controller))).not.toContain('genjobs');
+    expect(envOf(controller).GENJOBS_WEBHOOK_SECRET_NAMESPACE).toBeUndefined();
     const base = await dryRun(built.stdout);
     expect(base.code, base.stderr).toBe(0);
     const examples = await kubectl(kubeconfig, [

@@ -314,6 +314,10 @@ describe('RBAC', () => {
     expect(rules(inRelease, 'genjobs-controller').filter((r) => r.resources.includes('secrets'))).toEqual([
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] },
     ]);
+    // Unset, the controller uses the namespace it runs in, wherever an overlay moves it.
+    expect(
+      envOf(find(inRelease, 'Deployment', 'genjobs-controller')).GENJOBS_WEBHOOK_SECRET_NAMESPACE,
+    ).toBeUndefined();
 
     const { objects: apart } = await render({ webhooks: { secretNamespace: 'genjobs-webhooks' } });
     expect(rules(apart, 'genjobs-controller').some((r) => r.resources.includes('secrets'))).toBe(false);
