@@ -147,7 +147,7 @@ export const configSchema = z.object({
    * service's own file URLs are always allowed. Off: a job cannot read the cluster's inside.
    */
   GENJOBS_WORKER_ALLOW_PRIVATE_INPUTS: bool.prefault(false),
-  /** Webhook deliveries in flight at once (each may wait up to 15 s for its receiver). */
+  /** Webhook deliveries in flight at once (each may wait up to 15 s for its receiver); one account holds a quarter of them at most. */
   GENJOBS_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /**
    * Namespace of the per-account webhook signing Secrets (genjobs-webhook-<account>);

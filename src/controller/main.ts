@@ -303,6 +303,8 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     policy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
     ca: deps.webhookCa,
     scheduleScale: deps.webhookScheduleScale,
+    // A quarter of the delivery slots: one account's stalling receiver cannot hold them all.
+    maxPerAccount: Math.max(1, Math.floor(config.GENJOBS_WEBHOOK_CONCURRENCY / 4)),
   });
 
   // Informer handlers only enqueue keys.

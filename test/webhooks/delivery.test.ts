@@ -154,6 +154,25 @@ describe('webhooks', () => {
     expect(receiver.to('/hooks/flaky')).toHaveLength(4);
   });
 
+  it("one account's stalling receiver holds a quarter of the delivery slots; others' webhooks go on", async () => {
+    const flood = await svc.account({ name: 'flood' });
+    receiver.on('/hooks/stall', () => ({ status: 200, delayMs: 6_000 }));
+    const stalled = await Promise.all(
+      Array.from({ length: 6 }, () => submit(svc, flood, `${receiver.url}/hooks/stall`)),
+    );
+    await Promise.all(stalled.map((id) => finish(svc, id, 'failed')));
+    // The default 16 slots: 4 for the account, whose other two webhooks wait their turn.
+    await eventually(() => receiver.to('/hooks/stall').length >= 4, 10_000, 'four stalled deliveries');
+    await sleep(1_000);
+    expect(receiver.to('/hooks/stall')).toHaveLength(4);
+    const jobId = await submit(svc, key, `${receiver.url}/hooks/beside-stall`);
+    await finish(svc, jobId, 'completed');
+    await eventually(() => receiver.to('/hooks/beside-stall').length === 1, 4_000, 'the other account');
+    expect(receiver.to('/hooks/stall')).toHaveLength(4);
+    // Each stalled answer frees a slot for the account's next one.
+    await eventually(() => receiver.to('/hooks/stall').length === 6, 20_000, 'the rest of the account');
+  });
+
   it('410 Gone stops the retries at once, with a Warning on the job', async () => {
     receiver.on('/hooks/gone', () => ({ status: 410 }));
     const jobId = await submit(svc, key, `${receiver.url}/hooks/gone`);

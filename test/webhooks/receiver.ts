@@ -15,7 +15,10 @@ export interface Received {
 }
 
 /** How the receiver answers the n-th request (0-based) to a path. */
-export type Responder = (req: Received, n: number) => { status: number; headers?: Record<string, string> };
+export type Responder = (
+  req: Received,
+  n: number,
+) => { status: number; headers?: Record<string, string> /** Answer this much later. */; delayMs?: number };
 
 export interface Receiver {
   /** https://127.0.0.1:<port> */
@@ -50,7 +53,10 @@ export async function startReceiver(tls: TestTls): Promise<Receiver> {
       const n = received.filter((r) => r.path === path).length;
       received.push(entry);
       const answer = responders.get(path)?.(entry, n) ?? { status: 200 };
-      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end('ok');
+      setTimeout(() => {
+        if (!res.destroyed)
+          res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end('ok');
+      }, answer.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

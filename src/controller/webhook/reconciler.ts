@@ -28,12 +28,19 @@ export interface WebhookReconcilerDeps {
   /** Multiplies every wait of the retry schedule (1 in production; tests shrink it). */
   scheduleScale?: number;
   random?: () => number;
+  /**
+   * Deliveries one account may have under way at once, of the queue's GENJOBS_WEBHOOK_CONCURRENCY:
+   * a receiver that stalls each attempt for its whole timeout holds that many slots, not all.
+   */
+  maxPerAccount: number;
   /** Makes one attempt; the real sender unless a test replaces it. */
   deliver?: (message: WebhookMessage, options: DeliveryOptions) => Promise<DeliveryOutcome>;
 }
 
 /** Status writes retried on conflicts before the key is handed back to the queue. */
 const MAX_WRITES = 10;
+/** When an account's delivery slots are all taken, its next webhook is looked at again this much later. */
+const ACCOUNT_BUSY_RETRY_MS = 1_000;
 
 /**
  * Sends the webhook of a finished job (spec 6, DESIGN.md "Webhooks"). The delivery record
@@ -45,6 +52,8 @@ const MAX_WRITES = 10;
  */
 export class WebhookReconciler {
   private readonly d: WebhookReconcilerDeps;
+  /** Deliveries under way per account (maxPerAccount). */
+  private readonly busy = new Map<string, number>();
 
   constructor(deps: WebhookReconcilerDeps) {
     this.d = deps;
@@ -57,6 +66,22 @@ export class WebhookReconciler {
     const first = webhookStep(cached, d.now());
     if (first.kind === 'none') return undefined;
     if (first.kind === 'wait') return { requeueAfterMs: first.ms };
+    const account = cached.spec.account;
+    const held = this.busy.get(account) ?? 0;
+    if (held >= d.maxPerAccount) return { requeueAfterMs: ACCOUNT_BUSY_RETRY_MS };
+    this.busy.set(account, held + 1);
+    try {
+      return await this.advance(jobId);
+    } finally {
+      const left = (this.busy.get(account) ?? 1) - 1;
+      if (left > 0) this.busy.set(account, left);
+      else this.busy.delete(account);
+    }
+  }
+
+  /** Takes the next step of the delivery record, read fresh from the apiserver. */
+  private async advance(jobId: string): Promise<HandlerResult | undefined> {
+    const d = this.d;
     // The cache may not show yet the outcome recorded a moment ago by this very reconciler:
     // decide on a fresh read, so a stale cache never causes a second attempt.
     let job = await d.jobs.get(jobId);
