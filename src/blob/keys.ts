@@ -33,6 +33,11 @@ export function assertValidPrefix(prefix: string): void {
   }
 }
 
+/** Whether `key` is one of the service's own: an upload (uploads/…) or a job output (jobs/…). */
+export function isServiceKey(key: string): boolean {
+  return isValidKey(key) && (key.startsWith('uploads/') || key.startsWith('jobs/'));
+}
+
 /** Key of an uploaded file: `uploads/<account>/<fileId>`. The user's filename is never part of it. */
 export function uploadKey(account: string, fileId: string): string {
   const key = `uploads/${account}/${fileId}`;

@@ -1,7 +1,7 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { AppError } from '../errors.ts';
 import { FilesystemBlobStore } from './filesystem.ts';
-import { isValidKey } from './keys.ts';
+import { isServiceKey, isValidKey } from './keys.ts';
 import { isValidMediaType, sameMediaType } from './media-type.ts';
 import { S3BlobStore } from './s3.ts';
 import { type ReadLimit, serveFromS3 } from './s3-read.ts';
@@ -29,7 +29,8 @@ interface Permission {
  * - `PUT /files/<key>` with `Authorization: Bearer <grant>`: a worker's output under its prefix;
  * - `GET|HEAD /files/<key>`: public reads with ETag, Last-Modified, conditional and range
  *   requests (filesystem store; with s3 the public URLs point at the bucket or CDN, and
- *   only uploads are served here, for worker Pods: s3-read.ts).
+ *   only the service's own objects, uploads and job outputs, are served here, for worker
+ *   Pods: s3-read.ts).
  * Errors go to `next(err)` as AppErrors for the shared problem+json middleware.
  */
 export function createBlobRouter(options: BlobRouterOptions): Router {
@@ -48,8 +49,10 @@ export function createBlobRouter(options: BlobRouterOptions): Router {
     ) {
       get(options.store, req, res, next).catch(next);
     } else if ((req.method === 'GET' || req.method === 'HEAD') && options.store instanceof S3BlobStore) {
+      // Reads use the api's bucket credentials: only the service's own objects, whatever
+      // else the bucket holds.
       const key = keyOf(req);
-      if (key === undefined) next(new AppError('NOT_FOUND', 'no such file'));
+      if (key === undefined || !isServiceKey(key)) next(new AppError('NOT_FOUND', 'no such file'));
       else
         serveFromS3(options.store, key, req, res, options.readLimit).catch((error: unknown) => {
           if (res.headersSent) res.destroy();

@@ -262,6 +262,11 @@ describe.skipIf(!hasMoto)('S3 store against a local S3 server (moto)', () => {
       expect((await fetch(`${base}/uploads/acme/missing`)).status).toBe(404);
       await store.putStream('jobs/j9/out.png', Readable.from([Buffer.from('x')]), 'image/png', { size: 1 });
       expect(await (await fetch(`${base}/jobs/j9/out.png`)).text()).toBe('x');
+      // The bucket may hold other things: only uploads and job outputs are read through here.
+      await store.putStream('backups/db.sql', Readable.from([Buffer.from('secret')]), 'text/plain', {
+        size: 6,
+      });
+      expect((await fetch(`${base}/backups/db.sql`)).status).toBe(404);
       // Stored past its limit (an S3 presigned PUT cannot stop it): never served, and gone.
       await store.putStream('uploads/acme/big', Readable.from([Buffer.alloc(11)]), 'image/png', { size: 11 });
       expect((await fetch(`${base}/uploads/acme/big`)).status).toBe(404);
