@@ -8,7 +8,9 @@ import { buildCatalog, readDefaultCatalogSource } from '../../src/catalog/load.t
 import { configSchema } from '../../src/config.ts';
 import { buildWorkerPod } from '../../src/controller/job/pod.ts';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
+import { UPLOAD_CONTENT_TYPES } from '../../src/k8s/types.ts';
 import { createMetrics } from '../../src/metrics.ts';
+import { maxSizeOf } from '../../src/uploads/policy.ts';
 import {
   CHART,
   envOf,
@@ -455,6 +457,13 @@ describe('optional parts', () => {
     const { objects } = await render(VARIANTS['ingress with TLS']!);
     const ingress = find(objects, 'Ingress', 'genjobs');
     expect(ingress.spec.ingressClassName).toBe('nginx');
+/** An nginx size (`client_max_body_size`): bytes, or k, m, g for powers of 1024. */
+function nginxSize(size: string): number {
+  const [, n, unit = ''] = /^(\d+)([kmg]?)$/i.exec(size) ?? [];
+  if (n === undefined) throw new Error(`not an nginx size: ${size}`);
+  return Number(n) * 1024 ** ['', 'k', 'm', 'g'].indexOf(unit.toLowerCase());
+}
+
     expect(ingress.spec.tls).toEqual([{ hosts: ['gen.example.com'], secretName: 'genjobs-tls' }]);
     expect(ingress.spec.rules[0].host).toBe('gen.example.com');
     expect(ingress.spec.rules[0].http.paths.map((p: { path: string }) => p.path)).toEqual([
@@ -491,7 +500,14 @@ describe('optional parts', () => {
   it('worker defaults reach the controller as env; extra catalogs become labelled ConfigMaps', async () => {
     const { objects } = await render(VARIANTS['worker defaults and custom catalog']!);
     const env = envOf(find(objects, 'Deployment', 'genjobs-controller'));
+      'nginx.ingress.kubernetes.io/proxy-request-buffering': 'off',
     expect(env).toMatchObject({
+    // ingress-nginx refuses bodies over its limit (default 1m) itself: the largest upload must pass.
+    const largest = Math.max(...UPLOAD_CONTENT_TYPES.map(maxSizeOf));
+    expect(largest).toBe(100 * 1024 * 1024);
+    expect(
+      nginxSize(ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-body-size']),
+    ).toBeGreaterThan(largest);
       GENJOBS_WORKER_IMAGE: 'registry.example.com/genjobs-worker:gpu-1',
       GENJOBS_WORKER_PRIORITY_CLASS: 'genjobs-batch',
       GENJOBS_PLANS: 'free=1,pro=50,team=10',
