@@ -172,6 +172,30 @@ describe('settings', () => {
     expect(unknown).toEqual([]);
     expect([...config].filter((n) => !set.has(n) && !DEFAULT_ONLY.includes(n))).toEqual([]);
   });
+
+  it('numbers of 1,000,000 and more in a values file reach the processes as integers they accept', async () => {
+    // A values file, not --set: YAML numbers reach the templates as floats.
+    const { objects } = await render({
+      jobs: { ttl: 2_592_000, retention: 31_536_000, queueTimeout: 1_000_000 },
+      limits: { maxLiveJobs: 2_000_000, maxUploadBytes: 10_737_418_240, requestsPerSecond: 2.5 },
+    });
+    const shape = configSchema.shape as Record<string, { safeParse(v: unknown): { success: boolean } }>;
+    for (const d of deployments(objects)) {
+      const env = envOf(d);
+      expect(env).toMatchObject({
+        GENJOBS_JOB_TTL: '2592000',
+        GENJOBS_RETENTION: '31536000',
+        GENJOBS_QUEUE_TIMEOUT: '1000000',
+        GENJOBS_MAX_LIVE_JOBS: '2000000',
+        GENJOBS_MAX_UPLOAD_BYTES: '10737418240',
+        GENJOBS_RATE_LIMIT_RPS: '2.5',
+      });
+      for (const [name, value] of Object.entries(env)) {
+        if (typeof value === 'string' && shape[name])
+          expect(shape[name].safeParse(value).success, `${name}=${value}`).toBe(true);
+      }
+    }
+  });
 });
 
 describe('RBAC', () => {
@@ -433,6 +457,13 @@ describe('worker isolation', () => {
   });
 });
 
+/** An nginx size (`client_max_body_size`): bytes, or k, m, g for powers of 1024. */
+function nginxSize(size: string): number {
+  const [, n, unit = ''] = /^(\d+)([kmg]?)$/i.exec(size) ?? [];
+  if (n === undefined) throw new Error(`not an nginx size: ${size}`);
+  return Number(n) * 1024 ** ['', 'k', 'm', 'g'].indexOf(unit.toLowerCase());
+}
+
 describe('optional parts', () => {
   it('s3: credentials from the Secret in both processes, no volume', async () => {
     const { objects } = await render(VARIANTS.s3!);
@@ -457,13 +488,6 @@ describe('optional parts', () => {
     const { objects } = await render(VARIANTS['ingress with TLS']!);
     const ingress = find(objects, 'Ingress', 'genjobs');
     expect(ingress.spec.ingressClassName).toBe('nginx');
-/** An nginx size (`client_max_body_size`): bytes, or k, m, g for powers of 1024. */
-function nginxSize(size: string): number {
-  const [, n, unit = ''] = /^(\d+)([kmg]?)$/i.exec(size) ?? [];
-  if (n === undefined) throw new Error(`not an nginx size: ${size}`);
-  return Number(n) * 1024 ** ['', 'k', 'm', 'g'].indexOf(unit.toLowerCase());
-}
-
     expect(ingress.spec.tls).toEqual([{ hosts: ['gen.example.com'], secretName: 'genjobs-tls' }]);
     expect(ingress.spec.rules[0].host).toBe('gen.example.com');
     expect(ingress.spec.rules[0].http.paths.map((p: { path: string }) => p.path)).toEqual([
@@ -476,7 +500,14 @@ function nginxSize(size: string): number {
       'cert-manager.io/cluster-issuer': 'letsencrypt',
       'nginx.ingress.kubernetes.io/proxy-buffering': 'off',
       'nginx.ingress.kubernetes.io/proxy-read-timeout': '3600',
+      'nginx.ingress.kubernetes.io/proxy-request-buffering': 'off',
     });
+    // ingress-nginx refuses bodies over its limit (default 1m) itself: the largest upload must pass.
+    const largest = Math.max(...UPLOAD_CONTENT_TYPES.map(maxSizeOf));
+    expect(largest).toBe(100 * 1024 * 1024);
+    expect(
+      nginxSize(ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-body-size']),
+    ).toBeGreaterThan(largest);
     expect(envOf(find(objects, 'Deployment', 'genjobs-api')).GENJOBS_PUBLIC_URL).toBe(
       'https://gen.example.com',
     );
@@ -500,14 +531,7 @@ function nginxSize(size: string): number {
   it('worker defaults reach the controller as env; extra catalogs become labelled ConfigMaps', async () => {
     const { objects } = await render(VARIANTS['worker defaults and custom catalog']!);
     const env = envOf(find(objects, 'Deployment', 'genjobs-controller'));
-      'nginx.ingress.kubernetes.io/proxy-request-buffering': 'off',
     expect(env).toMatchObject({
-    // ingress-nginx refuses bodies over its limit (default 1m) itself: the largest upload must pass.
-    const largest = Math.max(...UPLOAD_CONTENT_TYPES.map(maxSizeOf));
-    expect(largest).toBe(100 * 1024 * 1024);
-    expect(
-      nginxSize(ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-body-size']),
-    ).toBeGreaterThan(largest);
       GENJOBS_WORKER_IMAGE: 'registry.example.com/genjobs-worker:gpu-1',
       GENJOBS_WORKER_PRIORITY_CLASS: 'genjobs-batch',
       GENJOBS_PLANS: 'free=1,pro=50,team=10',

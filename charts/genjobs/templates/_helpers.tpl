@@ -80,6 +80,17 @@ http://127.0.0.1:8080
 {{- default (printf "http://%s-api:%d/files" (include "genjobs.fullname" .) (int .Values.api.service.port)) .Values.blob.internalUrl -}}
 {{- end -}}
 
+{{/* A number or a duration from the values, as the processes read it. A number in a values
+file reaches the template as a float, which prints as 3.1536e+07 from 1,000,000 up (and the
+processes refuse that); a whole one is printed as an integer. --set gives integers already. */}}
+{{- define "genjobs.number" -}}
+{{- if and (kindIs "float64" .) (eq . (floor .)) -}}
+{{- int64 . -}}
+{{- else -}}
+{{- toString . -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "genjobs.plans" -}}
 {{- $parts := list -}}
 {{- range $plan, $max := .Values.plans -}}
@@ -136,33 +147,33 @@ seccompProfile:
 - name: GENJOBS_PLANS
   value: {{ include "genjobs.plans" . | quote }}
 - name: GENJOBS_JOB_TTL
-  value: {{ .Values.jobs.ttl | toString | quote }}
+  value: {{ include "genjobs.number" .Values.jobs.ttl | quote }}
 - name: GENJOBS_POD_START_TIMEOUT
-  value: {{ .Values.jobs.podStartTimeout | toString | quote }}
+  value: {{ include "genjobs.number" .Values.jobs.podStartTimeout | quote }}
 - name: GENJOBS_QUEUE_TIMEOUT
-  value: {{ .Values.jobs.queueTimeout | toString | quote }}
+  value: {{ include "genjobs.number" .Values.jobs.queueTimeout | quote }}
 - name: GENJOBS_RETRY_BASE
-  value: {{ .Values.jobs.retryBase | toString | quote }}
+  value: {{ include "genjobs.number" .Values.jobs.retryBase | quote }}
 - name: GENJOBS_MAX_ATTEMPTS
-  value: {{ .Values.jobs.maxAttempts | quote }}
+  value: {{ include "genjobs.number" .Values.jobs.maxAttempts | quote }}
 - name: GENJOBS_RESERVATION_GRACE
-  value: {{ .Values.jobs.reservationGrace | toString | quote }}
+  value: {{ include "genjobs.number" .Values.jobs.reservationGrace | quote }}
 - name: GENJOBS_LEASE_TERM
-  value: {{ .Values.jobs.leaseTerm | toString | quote }}
+  value: {{ include "genjobs.number" .Values.jobs.leaseTerm | quote }}
 - name: GENJOBS_LEASE_GRACE
-  value: {{ .Values.jobs.leaseGrace | toString | quote }}
+  value: {{ include "genjobs.number" .Values.jobs.leaseGrace | quote }}
 - name: GENJOBS_KUBE_TIMEOUT
-  value: {{ .Values.kube.timeout | toString | quote }}
+  value: {{ include "genjobs.number" .Values.kube.timeout | quote }}
 - name: GENJOBS_KUBE_LIST_TIMEOUT
-  value: {{ .Values.kube.listTimeout | toString | quote }}
+  value: {{ include "genjobs.number" .Values.kube.listTimeout | quote }}
 - name: GENJOBS_KUBE_PROBE_INTERVAL
-  value: {{ .Values.kube.probeInterval | toString | quote }}
+  value: {{ include "genjobs.number" .Values.kube.probeInterval | quote }}
 - name: GENJOBS_SETTLE_LINGER
-  value: {{ .Values.jobs.settleLinger | toString | quote }}
+  value: {{ include "genjobs.number" .Values.jobs.settleLinger | quote }}
 - name: GENJOBS_WEBHOOK_ALLOW_PRIVATE
   value: {{ .Values.webhooks.allowPrivate | quote }}
 - name: GENJOBS_WEBHOOK_CONCURRENCY
-  value: {{ .Values.webhooks.concurrency | quote }}
+  value: {{ include "genjobs.number" .Values.webhooks.concurrency | quote }}
 - name: LOG_LEVEL
   value: {{ .Values.logLevel | quote }}
 {{ include "genjobs.limitsEnv" . }}
@@ -262,11 +273,11 @@ seccompProfile:
       name: {{ include "genjobs.archiveSecretName" $ }}
       key: {{ if .postgres.existingSecret }}{{ .postgres.urlKey }}{{ else }}url{{ end }}
 - name: GENJOBS_KEEP_FINISHED
-  value: {{ $.Values.jobs.keepFinished | toString | quote }}
+  value: {{ include "genjobs.number" $.Values.jobs.keepFinished | quote }}
 - name: GENJOBS_RETENTION
-  value: {{ $.Values.jobs.retention | toString | quote }}
+  value: {{ include "genjobs.number" $.Values.jobs.retention | quote }}
 - name: GENJOBS_RETENTION_BATCH
-  value: {{ .retentionBatch | quote }}
+  value: {{ include "genjobs.number" .retentionBatch | quote }}
 {{- if .postgres.tls.caSecret }}
 - name: GENJOBS_ARCHIVE_TLS_CA_FILE
   value: /etc/genjobs/archive-ca/{{ .postgres.tls.caKey }}
