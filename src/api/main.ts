@@ -70,6 +70,8 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   jobs.addIndex('account', (j) => [j.spec.account]);
   const unfinishedJobs = unfinishedByAccount(jobs);
   uploads.addIndex('account', (u) => [u.spec.account]);
+  // Both results from 0: an alert on increase() misses the first error of a series that starts at 1.
+  for (const result of ['ok', 'error']) metrics.catalogReloads.inc({ result }, 0);
   const watcher = new CatalogWatcher({
     informer: configMapInformer(kube, CATALOG_SELECTOR, log.child({ informer: 'catalog' })),
     events: new EventRecorder(kube, 'genjobs-api', log),

@@ -108,6 +108,7 @@ export class CatalogWatcher {
       const healthy = buildCatalog(sources.filter((s) => !bad.has(s.name)));
       if (healthy.ok) {
         this.o.log.error({ problems: result.errors }, 'catalog ConfigMaps rejected; serving the others');
+        this.o.onReload?.('error', undefined);
         void this.report(configMaps, result.errors);
         result = healthy;
       }
