@@ -340,38 +340,10 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   });
 
   const informers = [jobs, accounts, pods, uploads];
-  await Promise.all([...informers.map((i) => i.start()), catalog.start()]);
-  await Promise.all(informers.map((i) => i.waitForSync()));
-
   let leading = false;
-  const lead = () => {
-    leading = true;
-    metrics.leader.set(1);
-    for (const { queue, all } of queues) {
-      for (const key of all()) queue.add(key);
-      queue.start();
-    }
-  };
-  const follow = () => {
-    leading = false;
-    metrics.leader.set(0);
-    for (const { queue } of queues) void queue.shutdown();
-  };
-  const elector = config.GENJOBS_LEADER_ELECTION
-    ? new LeaderElector(kube, {
-        leaseName: config.GENJOBS_LEASE_NAME,
-        identity: `${config.POD_NAME ?? hostname()}-${randomBytes(3).toString('hex')}`,
-        leaseDurationMs: config.GENJOBS_LEASE_DURATION,
-        renewDeadlineMs: config.GENJOBS_LEASE_RENEW_DEADLINE,
-        retryPeriodMs: config.GENJOBS_LEASE_RETRY_PERIOD,
-        log,
-        onStartedLeading: lead,
-        onStoppedLeading: follow,
-      })
-    : undefined;
-  if (elector) elector.start();
-  else lead();
-
+  // Serving before the caches sync: the first list of a large cluster may take longer than
+  // the startup probe waits, and /healthz must not restart a controller that is listing.
+  // /readyz says "caches not synced" meanwhile.
   const stopProbe = kube.health.watch(() => r.jobs.list({ limit: 1 }), config.GENJOBS_KUBE_PROBE_INTERVAL);
   const health = await healthServer({
     host: config.HOST,
@@ -404,6 +376,37 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       ),
     }),
   });
+  await Promise.all([...informers.map((i) => i.start()), catalog.start()]);
+  await Promise.all(informers.map((i) => i.waitForSync()));
+
+  const lead = () => {
+    leading = true;
+    metrics.leader.set(1);
+    for (const { queue, all } of queues) {
+      for (const key of all()) queue.add(key);
+      queue.start();
+    }
+  };
+  const follow = () => {
+    leading = false;
+    metrics.leader.set(0);
+    for (const { queue } of queues) void queue.shutdown();
+  };
+  const elector = config.GENJOBS_LEADER_ELECTION
+    ? new LeaderElector(kube, {
+        leaseName: config.GENJOBS_LEASE_NAME,
+        identity: `${config.POD_NAME ?? hostname()}-${randomBytes(3).toString('hex')}`,
+        leaseDurationMs: config.GENJOBS_LEASE_DURATION,
+        renewDeadlineMs: config.GENJOBS_LEASE_RENEW_DEADLINE,
+        retryPeriodMs: config.GENJOBS_LEASE_RETRY_PERIOD,
+        log,
+        onStartedLeading: lead,
+        onStoppedLeading: follow,
+      })
+    : undefined;
+  if (elector) elector.start();
+  else lead();
+
   log.info({ url: health.url, leaderElection: Boolean(elector) }, 'controller started');
   return {
     url: health.url,
