@@ -356,7 +356,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       for (const [phase, n] of Object.entries(counts)) metrics.jobsByPhase.set({ phase }, n);
       for (const { kind, queue } of queues) metrics.queueDepth.set({ kind }, queue.depth);
       metrics.webhooksPending.set(pendingRetries(jobs.list()));
-      metrics.archiveLag.set(archiver?.lagSeconds() ?? 0);
+      metrics.archiveLag.set(leading ? (archiver?.lagSeconds() ?? 0) : 0);
     },
     state: (): ControllerState => ({
       at: new Date(now()).toISOString(),
@@ -390,6 +390,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   const follow = () => {
     leading = false;
     metrics.leader.set(0);
+    archiver?.stopLeading();
     for (const { queue } of queues) void queue.shutdown();
   };
   const elector = config.GENJOBS_LEADER_ELECTION

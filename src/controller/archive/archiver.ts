@@ -70,6 +70,14 @@ export class Archiver {
     return Number.isFinite(oldest) ? Math.max(0, (this.d.now() - oldest) / 1000) : 0;
   }
 
+  /**
+   * Forgets the lag kept while leading: another replica archives now, and an entry for a job
+   * it archives and deletes would never be cleared here (a lag that only grows).
+   */
+  stopLeading(): void {
+    this.readySince.clear();
+  }
+
   /** Keys of the account's finished jobs that wait for their settlement. */
   waitingOn(account: string): string[] {
     return [...this.awaitingSettlement].filter(([, a]) => a === account).map(([key]) => key);
