@@ -104,6 +104,16 @@ describe('default values', () => {
     expect(env.GENJOBS_WEBHOOK_SECRET_NAMESPACE).toBe('genjobs-webhooks');
   });
 
+  it('keep a stopping api replica listening until it leaves the endpoints, then let it drain', () => {
+    const pod = find(objects, 'Deployment', 'genjobs-api').spec.template.spec;
+    // The image is Debian's: /bin/sleep is there, and runs on a read-only root filesystem.
+    const [sleep, seconds] = pod.containers[0].lifecycle.preStop.exec.command;
+    expect([sleep, Number(seconds)]).toEqual(['/bin/sleep', 5]);
+    // SIGTERM comes after the preStop hook, within the same grace period: the pause, the
+    // server's 20 s drain (src/api/server.ts) and the ledger flush (one apiserver call, 5 s).
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(Number(seconds) + 20 + 5);
+  });
+
   it('give both processes the same settings, the blob secret from a generated Secret', () => {
     const [api, controller] = deployments(objects).map(envOf);
     const shared = {
