@@ -219,10 +219,11 @@ describe('RBAC of the rendered Roles, asked of the apiserver', () => {
     expect(await can(sa('admin'), 'get', 'secrets/genjobs-blob')).toBe(false);
   });
 
-  it('the controller reads and writes webhook Secrets only in their own namespace, and lists none', async () => {
+  it('the controller reads and creates webhook Secrets only in their own namespace, and changes or lists none', async () => {
     expect(await can(sa('controller'), 'get', 'secrets/genjobs-webhook-acme', webhookNs)).toBe(true);
     expect(await can(sa('controller'), 'create', 'secrets', webhookNs)).toBe(true);
-    expect(await can(sa('controller'), 'update', 'secrets', webhookNs)).toBe(true);
+    expect(await can(sa('controller'), 'update', 'secrets', webhookNs)).toBe(false);
+    expect(await can(sa('controller'), 'delete', 'secrets', webhookNs)).toBe(false);
     expect(await can(sa('controller'), 'list', 'secrets', webhookNs)).toBe(false);
     expect(await can(sa('controller'), 'get', 'secrets/genjobs-webhook-acme')).toBe(false);
     expect(await can(sa('api'), 'get', 'secrets', webhookNs)).toBe(false);

@@ -240,16 +240,16 @@ describe('RBAC', () => {
     }
   });
 
-  it('grants each component exactly the verbs its code calls: the api mints no key and grants no credit', async () => {
-    const { objects } = await render();
-    const grants = (name: string) =>
+  it('grants each component exactly the verbs its code calls: the api mints no key and writes no grant, the controller changes no Secret', async () => {
+    const grants = (objects: Manifest[], name: string) =>
       (find(objects, 'Role', name).rules as Array<{ resources: string[]; verbs: string[] }>).reduce<
         Record<string, string[]>
       >((all, r) => {
         for (const res of r.resources) all[res] = [...new Set([...(all[res] ?? []), ...r.verbs])].sort();
         return all;
       }, {});
-    expect(grants('genjobs-api')).toEqual({
+    const { objects } = await render();
+    expect(grants(objects, 'genjobs-api')).toEqual({
       generationjobs: ['create', 'get', 'list', 'watch'],
       uploads: ['create', 'get', 'list', 'watch'],
       accounts: ['get', 'list', 'watch'],
@@ -259,7 +259,7 @@ describe('RBAC', () => {
       configmaps: ['list', 'watch'],
       events: ['create'],
     });
-    expect(grants('genjobs-controller')).toEqual({
+    const controller = {
       generationjobs: ['delete', 'get', 'list', 'watch'],
       uploads: ['delete', 'get', 'list', 'watch'],
       accounts: ['get', 'list', 'watch'],
@@ -271,28 +271,36 @@ describe('RBAC', () => {
       configmaps: ['list', 'watch'],
       events: ['create'],
       leases: ['create', 'get', 'update'],
-    });
-    expect(grants('genjobs-admin')).toEqual({
+    };
+    expect(grants(objects, 'genjobs-controller')).toEqual(controller);
+    const admin = {
       accounts: ['create', 'get', 'list', 'update'],
       apikeys: ['create', 'delete', 'get', 'list'],
+    };
+    expect(grants(objects, 'genjobs-admin')).toEqual(admin);
+    // Webhook secrets, in their own namespace: the controller reads them and makes the
+    // missing ones (WebhookSecrets.ensure: readNamespacedSecret, createNamespacedSecret); the
+    // admin command also rotates them (replaceNamespacedSecret).
+    const webhookRole = find(objects, 'Role', 'genjobs-webhook-secrets');
+    expect(webhookRole.metadata.namespace).toBe('genjobs-webhooks');
+    expect(grants(objects, 'genjobs-webhook-secrets')).toEqual({ secrets: ['create', 'get'] });
+    expect(find(objects, 'RoleBinding', 'genjobs-webhook-secrets').subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'genjobs-controller', namespace: 'genjobs' },
+    ]);
+    expect(grants(objects, 'genjobs-admin-webhook-secrets')).toEqual({
+      secrets: ['create', 'get', 'update'],
     });
-    // Webhook secrets: bound in their own namespace, not granted in the release's.
     const binding = find(objects, 'RoleBinding', 'genjobs-admin-webhook-secrets');
-    expect([binding.metadata.namespace, binding.roleRef.name]).toEqual([
+    expect([binding.metadata.namespace, binding.roleRef.name, binding.subjects[0].name]).toEqual([
       'genjobs-webhooks',
-      'genjobs-webhook-secrets',
+      'genjobs-admin-webhook-secrets',
+      'genjobs-admin',
     ]);
+    // In the release namespace: the same verbs, on the Roles of the release namespace.
     const { objects: shared } = await render({ webhooks: { secretNamespace: 'genjobs' } });
-    expect(shared.some((o) => o.metadata.name === 'genjobs-admin-webhook-secrets')).toBe(false);
-    const adminRules = find(shared, 'Role', 'genjobs-admin').rules as Array<{
-      resources: string[];
-      verbs: string[];
-    }>;
-    expect(adminRules.find((r) => r.resources.includes('secrets'))?.verbs).toEqual([
-      'get',
-      'create',
-      'update',
-    ]);
+    expect(shared.some((o) => o.metadata.name.endsWith('webhook-secrets'))).toBe(false);
+    expect(grants(shared, 'genjobs-controller')).toEqual({ ...controller, secrets: ['create', 'get'] });
+    expect(grants(shared, 'genjobs-admin')).toEqual({ ...admin, secrets: ['create', 'get', 'update'] });
   });
 
   it('lets the controller read by name only the model credential Secrets listed', async () => {
@@ -345,10 +353,10 @@ describe('RBAC', () => {
     expect(rules(shared, 'genjobs-controller').some((r) => r.resources.includes('secrets'))).toBe(false);
     expect(find(shared, 'Role', 'genjobs-webhook-secrets').metadata.namespace).toBe('genjobs-webhooks');
     // Opting into the release namespace: per-account Secret names cannot be listed in
-    // resourceNames, so get, create and update there, never list or watch.
+    // resourceNames, so get and create there, never list or watch.
     const { objects: inRelease } = await render({ webhooks: { secretNamespace: 'genjobs' } });
     expect(rules(inRelease, 'genjobs-controller').filter((r) => r.resources.includes('secrets'))).toEqual([
-      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create'] },
     ]);
     // Unset, the controller uses the namespace it runs in, wherever an overlay moves it.
     expect(

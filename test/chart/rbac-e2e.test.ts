@@ -150,6 +150,17 @@ describe('webhook secrets', () => {
       await denied(apiKube.core.readNamespacedSecret({ name: webhookSecretName('hooked'), namespace })),
     ).toBe(true);
   });
+
+  it("the controller makes an account's webhook secret on first need and reads it, but cannot rotate it", async () => {
+    await s.admin.createAccount({ name: 'signed', plan: 'pro', grantMicroCents: 0 });
+    const namespace = `${s.kube.namespace}-webhooks`;
+    const owner = { name: 'signed', uid: (await s.r.accounts.get('signed'))!.metadata.uid };
+    const secrets = new WebhookSecrets({ kube: controllerKube, namespace });
+    const [made] = await secrets.signingSecrets('signed', owner);
+    expect(made).toMatch(/^whsec_/);
+    expect(await secrets.signingSecrets('signed', owner)).toEqual([made]);
+    expect(await denied(secrets.rotate('signed', 60_000, owner))).toBe(true);
+  });
 });
 
 describe('model credentials', () => {
