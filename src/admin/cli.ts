@@ -67,12 +67,12 @@ function accountRow(a: Account): string {
     a.metadata.name,
     a.spec.plan,
     s.balanceMicroCents ?? 0,
-    s.activeJobs ?? 0,
+    s.heldMicroCents ?? 0,
     a.spec.grantedMicroCents,
     s.spentMicroCents ?? 0,
   ].join('\t');
 }
-const ACCOUNT_HEADER = 'NAME\tPLAN\tBALANCE\tACTIVE\tGRANTED\tSPENT';
+const ACCOUNT_HEADER = 'NAME\tPLAN\tBALANCE\tHELD\tGRANTED\tSPENT';
 function keyRow(k: ApiKey): string {
   return [
     k.metadata.name,

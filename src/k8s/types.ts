@@ -175,7 +175,10 @@ export interface AccountStatus {
   reservations?: Record<string, number>;
   /** Open credit leases of api replicas, by lease id (docs/money.md). */
   leases?: Record<string, CreditLease>;
+  /** Jobs holding a reservation (jobs paid from a lease are not among them). */
   activeJobs?: number;
+  /** Credit held: reservations and open leases less refunds (derived, for operators). */
+  heldMicroCents?: number;
   observedGeneration?: number;
   conditions?: Condition[];
 }

@@ -26,6 +26,8 @@ function ledger(granted: number, ...ops: LedgerOp[]) {
   const results = ops.map((op) => {
     const r = apply(st, op);
     expect(imbalance(st)).toBe(0);
+    // The stored figure operators see is kept in step with every operation.
+    expect(st.heldMicroCents).toBe(st.appliedGrantMicroCents - st.balanceMicroCents - st.spentMicroCents);
     return r;
   });
   return { st, results };

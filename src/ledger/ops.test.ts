@@ -80,6 +80,7 @@ describe('ledger operations', () => {
     expect(s.balanceMicroCents).toBe(balance);
     expect(results.flatMap((r) => (r.ok ? [] : [r.reason]))).toEqual(refusals);
     expect(imbalance(s)).toBe(0);
+    expect(s.heldMicroCents).toBe(1_000 - s.balanceMicroCents - s.spentMicroCents);
   });
 
   it('reports the amounts moved by settlement', () => {

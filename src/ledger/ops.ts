@@ -53,6 +53,7 @@ export function normalized(
     | 'reservations'
     | 'leases'
     | 'activeJobs'
+    | 'heldMicroCents'
   >
 > &
   AccountStatus {
@@ -68,6 +69,7 @@ export function normalized(
       Object.entries(s.leases ?? {}).map(([id, l]) => [id, { ...l, refunded: { ...(l.refunded ?? {}) } }]),
     ),
     activeJobs: 0,
+    heldMicroCents: 0,
   };
   // Grants only grow the balance; a lowered grant is not applied (it would take back
   // credit that may already be spent) and the Account reconciler reports it.
@@ -76,12 +78,35 @@ export function normalized(
     status.balanceMicroCents += delta;
     status.appliedGrantMicroCents = account.spec.grantedMicroCents;
   }
-  status.activeJobs = Object.keys(status.reservations).length;
+  recount(status);
   return status;
+}
+
+/** The figures kept beside the ledger for operators (printer columns), from the ledger itself. */
+function recount(status: ReturnType<typeof normalized>): void {
+  status.activeJobs = Object.keys(status.reservations).length;
+  status.heldMicroCents = held(status);
+}
+
+/**
+ * Credit taken from the balance and neither spent nor given back: reservations, and open
+ * leases less their refunds (a lease's charged jobs count until the lease closes).
+ */
+export function held(s: AccountStatus): number {
+  const sum = (m: Record<string, number> | undefined) => Object.values(m ?? {}).reduce((a, b) => a + b, 0);
+  let leased = 0;
+  for (const l of Object.values(s.leases ?? {})) leased += l.amount - sum(l.refunded);
+  return leased + sum(s.reservations);
 }
 
 /** Applies one operation to a normalized status in place and says what happened. */
 export function apply(status: ReturnType<typeof normalized>, op: LedgerOp): LedgerResult {
+  const result = applyOp(status, op);
+  recount(status);
+  return result;
+}
+
+function applyOp(status: ReturnType<typeof normalized>, op: LedgerOp): LedgerResult {
   if (op.kind === 'sync') return { ok: true, amount: 0 };
   if (op.kind === 'lease' || op.kind === 'release' || op.kind === 'closeLease' || op.kind === 'refundLeased')
     return applyLeaseOp(status, op);
@@ -116,7 +141,6 @@ export function apply(status: ReturnType<typeof normalized>, op: LedgerOp): Ledg
       delete status.reservations[op.jobId];
       break;
   }
-  status.activeJobs = Object.keys(status.reservations).length;
   return { ok: true, amount: op.kind === 'reserve' ? op.cost : (held ?? 0) };
 }
 
@@ -148,16 +172,7 @@ export function holding(
  */
 export function imbalance(status: AccountStatus | undefined): number {
   const s = status ?? {};
-  const sum = (m: Record<string, number> | undefined) => Object.values(m ?? {}).reduce((a, b) => a + b, 0);
-  let leased = 0;
-  for (const l of Object.values(s.leases ?? {})) leased += l.amount - sum(l.refunded);
-  return (
-    (s.balanceMicroCents ?? 0) +
-    leased +
-    sum(s.reservations) +
-    (s.spentMicroCents ?? 0) -
-    (s.appliedGrantMicroCents ?? 0)
-  );
+  return (s.balanceMicroCents ?? 0) + held(s) + (s.spentMicroCents ?? 0) - (s.appliedGrantMicroCents ?? 0);
 }
 
 /** Whether two statuses hold the same ledger (so a write can be skipped). */
@@ -175,5 +190,6 @@ function ledgerFields(s: AccountStatus) {
     sorted(s.reservations),
     sorted(s.leases),
     s.activeJobs ?? 0,
+    s.heldMicroCents ?? 0,
   ];
 }

@@ -99,7 +99,7 @@ describe('CRDs on the real apiserver', () => {
     const all = await run('kubectl', ['get', 'genjobs', '-n', kube.namespace], { env });
     expect(all.stdout).toContain('generationjob.genjobs.io/ok-1');
     expect(all.stdout).toMatch(/account.genjobs.io\/acme\s+pro/);
-    expect(all.stdout).toMatch(/NAME\s+PLAN\s+BALANCE\s+ACTIVE\s+AGE/);
+    expect(all.stdout).toMatch(/NAME\s+PLAN\s+BALANCE\s+HELD\s+SPENT\s+AGE/);
     const short = await run('kubectl', ['get', 'gj,acct,key,upl', '-n', kube.namespace], { env });
     expect(short.stdout).toContain('ok-1');
   });
