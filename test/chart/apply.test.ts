@@ -156,7 +156,7 @@ describe('RBAC of the rendered Roles, asked of the apiserver', () => {
     ['update', 'generationjobs.genjobs.io/status', true],
     ['update', 'accounts.genjobs.io/status', true],
     ['patch', 'generationjobs.genjobs.io/status', false],
-    // Minting keys and granting credit are the admin's: a compromised api can do neither.
+    // Minting keys, making accounts and writing grants (the spec) are the admin's.
     ['create', 'accounts.genjobs.io', false],
     ['update', 'accounts.genjobs.io', false],
     ['create', 'apikeys.genjobs.io', false],

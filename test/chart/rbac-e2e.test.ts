@@ -106,7 +106,7 @@ describe('the service under the chart RBAC', () => {
 });
 
 describe('administration', () => {
-  it('the api can neither create accounts, grant credit nor mint keys', async () => {
+  it('the api can neither create accounts, write a grant nor mint keys', async () => {
     await s.admin.createAccount({ name: 'victim', plan: 'free', grantMicroCents: 0 });
     const asApi = new AccountAdmin(resources(apiKube));
     expect(await denied(asApi.createAccount({ name: 'minted', grantMicroCents: 1_000_000_000 }))).toBe(true);
