@@ -1,14 +1,18 @@
+import { once } from 'node:events';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { createApp } from '../../src/api/app.ts';
 import { buildCatalog, readDefaultCatalogSource } from '../../src/catalog/load.ts';
 import { configSchema } from '../../src/config.ts';
 import { buildWorkerPod } from '../../src/controller/job/pod.ts';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { UPLOAD_CONTENT_TYPES } from '../../src/k8s/types.ts';
+import { createLogger } from '../../src/log.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { maxSizeOf } from '../../src/uploads/policy.ts';
 import {
@@ -592,6 +596,21 @@ describe('optional parts', () => {
       'GenjobsCatalogReloadFailing',
       'GenjobsArchiveLagging',
     ]);
+    // The api's error ratio counts client requests: not the probes and scrapes, whose route
+    // labels come from the running app.
+    const probeRoutes = await routeLabelsOf(['/healthz', '/readyz', '/metrics']);
+    expect(probeRoutes.sort()).toEqual(['/healthz', '/metrics', '/readyz']);
+    const errorRate = rules.find((r) => r.alert === 'GenjobsApiErrorRate')!.expr;
+    const selectors = [...errorRate.matchAll(/genjobs_http_request_duration_seconds_count\{([^}]*)\}/g)];
+    expect(selectors).toHaveLength(2);
+    for (const [, selector] of selectors) {
+      const excluded = /route!~"([^"]*)"/.exec(selector!)?.[1];
+      expect(excluded, selector).toBeDefined();
+      const pattern = new RegExp(`^(?:${excluded})$`);
+      for (const route of probeRoutes) expect(pattern.test(route), route).toBe(true);
+      for (const route of ['/v1/jobs/submit', '/files', '/unmatched', 'unmatched'])
+        expect(pattern.test(route), route).toBe(false);
+    }
     const dashboard = find(objects, 'ConfigMap', 'genjobs-dashboard');
     expect(dashboard.metadata.labels.grafana_dashboard).toBe('1');
     const panels = JSON.parse(dashboard.data['genjobs.json']).panels as Array<{
@@ -612,6 +631,30 @@ describe('optional parts', () => {
     }
   });
 });
+
+/** The route labels the api's request metric gets for these paths, from the app itself. */
+async function routeLabelsOf(paths: string[]): Promise<string[]> {
+  const metrics = createMetrics(new Registry(), { processMetrics: false });
+  const app = createApp({
+    log: createLogger('chart-test', 'silent'),
+    metrics,
+    bodyLimit: '1kb',
+    notReady: () => undefined,
+    routers: [],
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as AddressInfo;
+    for (const path of paths) await (await fetch(`http://127.0.0.1:${port}${path}`)).arrayBuffer();
+  } finally {
+    server.close();
+  }
+  const histogram = (await metrics.registry.getMetricsAsJSON()).find(
+    (m) => m.name === 'genjobs_http_request_duration_seconds',
+  )!;
+  return [...new Set(histogram.values.map((v) => String(v.labels.route)))];
+}
 
 describe('sources of truth', () => {
   it("the chart's CRDs are the repository's crds/", async () => {
