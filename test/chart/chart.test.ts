@@ -449,6 +449,36 @@ describe('worker isolation', () => {
     expect(find(none, 'ServiceAccount', 'genjobs-worker').imagePullSecrets).toBeUndefined();
   });
 
+  it('the bundled PostgreSQL takes connections from the api and the controller only', async () => {
+    const { objects } = await render();
+    const policy = find(objects, 'NetworkPolicy', 'genjobs-postgres');
+    const postgres = find(objects, 'StatefulSet', 'genjobs-postgres').spec.template.metadata.labels;
+    for (const [k, v] of Object.entries(policy.spec.podSelector.matchLabels)) expect(postgres[k]).toBe(v);
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    expect(policy.spec.ingress).toHaveLength(1);
+    const [rule] = policy.spec.ingress;
+    expect(rule.ports).toEqual([{ protocol: 'TCP', port: 5432 }]);
+    expect(rule.from.map((p: { podSelector: { matchLabels: object } }) => p.podSelector.matchLabels)).toEqual(
+      deployments(objects).map((d) => d.spec.selector.matchLabels),
+    );
+    // Worker Pods (model code) match no peer.
+    const worker = aWorkerPod().metadata!.labels!;
+    for (const peer of rule.from) {
+      const labels = Object.entries(peer.podSelector.matchLabels as Record<string, string>);
+      expect(labels.every(([k, v]) => worker[k] === v)).toBe(false);
+    }
+    for (const values of [
+      { archive: { enabled: false } },
+      VARIANTS['archive on an existing PostgreSQL with TLS']!,
+      { networkPolicy: { postgres: { enabled: false } } },
+    ]) {
+      const { objects: other } = await render(values);
+      expect(other.some((o) => o.metadata.name === 'genjobs-postgres' && o.kind === 'NetworkPolicy')).toBe(
+        false,
+      );
+    }
+  });
+
   it('public inputs open public addresses only; the policy can be turned off', async () => {
     const { objects } = await render({ networkPolicy: { worker: { publicInternet: true } } });
     const egress = find(objects, 'NetworkPolicy', 'genjobs-worker').spec.egress;
@@ -463,7 +493,7 @@ describe('worker isolation', () => {
       ]),
     );
     const { objects: off } = await render({ networkPolicy: { worker: { enabled: false } } });
-    expect(off.some((o) => o.kind === 'NetworkPolicy')).toBe(false);
+    expect(off.some((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'genjobs-worker')).toBe(false);
   });
 
   it('the namespaces the chart and deploy/base make enforce the restricted Pod Security Standard', async () => {
