@@ -130,6 +130,12 @@ export const BAD_VALUES: Array<{ what: string; values: object; mentions: string 
     values: { rbac: { admin: { subjects: [{ kind: 'Robot', name: 'r2' }] } } },
     mentions: "at '/rbac/admin/subjects/0/kind'",
   },
+  // The api and the controller would each get an emptyDir: neither sees the other's files.
+  {
+    what: 'the filesystem store without a shared volume',
+    values: { blob: { filesystem: { persistence: { enabled: false } } } },
+    mentions: "at '/blob/filesystem/persistence/enabled'",
+  },
   // The namespace holds Helm's release Secret, written before any object of the chart.
   {
     what: 'a chart-made release namespace',

@@ -235,14 +235,8 @@ seccompProfile:
 {{- include "genjobs.archiveVolumes" . }}
 {{- if eq .Values.blob.type "filesystem" }}
 - name: blobs
-{{- with .Values.blob.filesystem.persistence }}
-{{- if .enabled }}
   persistentVolumeClaim:
-    claimName: {{ default (printf "%s-blobs" (include "genjobs.fullname" $)) .existingClaim }}
-{{- else }}
-  emptyDir: {}
-{{- end }}
-{{- end }}
+    claimName: {{ default (printf "%s-blobs" (include "genjobs.fullname" .)) .Values.blob.filesystem.persistence.existingClaim }}
 {{- end }}
 {{- end -}}
 
