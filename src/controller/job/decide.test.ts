@@ -273,6 +273,35 @@ describe('decide', () => {
     expect(d.status?.outputs).toEqual([{ url: 'http://x/o.png', type: 'image' }]);
   });
 
+  it("completes with outputs under the job's storage, and fails a result that names a URL elsewhere", () => {
+    const under = 'https://files.example/jobs/j1/';
+    const finished = (outputs: unknown[]) =>
+      run(aJob().processing().build(), {
+        outputsUnder: under,
+        pod: pod({
+          phase: 'Succeeded',
+          terminated: { exitCode: 0, message: JSON.stringify({ ok: true, outputs }) },
+        }),
+      });
+    const good = finished([
+      { url: `${under}out/0.mp4`, type: 'video', posterImage: `${under}out/poster.png` },
+    ]);
+    expect(good.status?.phase).toBe('completed');
+    for (const stray of [
+      [{ url: 'https://phish.example/jobs/j1/out/0.png', type: 'image' }],
+      [{ url: 'https://files.example/jobs/j2/out/0.png', type: 'image' }],
+      [{ url: `${under}out/0.mp4`, type: 'video', thumbnail: 'https://elsewhere.example/t.png' }],
+    ]) {
+      const d = finished(stray);
+      expect(d.status).toMatchObject({ phase: 'failed', error: { code: 'INVALID_OUTPUT' } });
+      expect(d.status?.outputs).toBeUndefined();
+      expect(kinds(d)).toContain('settle:refund');
+      expect(d.actions).toContainEqual(
+        expect.objectContaining({ kind: 'event', reason: 'WorkerOutputRefused' }),
+      );
+    }
+  });
+
   it('retries a lost Pod with backoff up to the limit, then fails with INFRASTRUCTURE_LOST', () => {
     const evicted = pod({ phase: 'Failed', reason: 'Evicted', message: 'node pressure' });
     const first = run(aJob().processing().build(), { pod: evicted });

@@ -49,6 +49,11 @@ export interface DecideInput {
    * that was seen is gone (deleted, lost with its node), never one still to be created.
    */
   podSeen?: boolean;
+  /**
+   * Where the job's outputs are published (`<public files URL>/jobs/<jobId>/`): a worker
+   * result naming a URL elsewhere is refused, whatever ran in the Pod. Unchecked when absent.
+   */
+  outputsUnder?: string;
   now: number;
   settings: DecideSettings;
 }
@@ -272,6 +277,19 @@ export function decide(input: DecideInput): Decision {
       }
       const reported = pod.terminated?.message ? parseWorkerResult(pod.terminated.message) : undefined;
       if (reported?.ok) {
+        const stray =
+          input.outputsUnder === undefined ? undefined : strayUrl(reported.outputs, input.outputsUnder);
+        if (stray !== undefined) {
+          event(
+            'Warning',
+            'WorkerOutputRefused',
+            `the worker reported ${stray}, outside ${input.outputsUnder}`,
+          );
+          return finish('failed', {
+            code: 'INVALID_OUTPUT',
+            message: "the worker reported an output outside the job's storage",
+          });
+        }
         if (pod.phase === 'Succeeded') return finish('completed', undefined, reported.outputs);
         return finish('failed', {
           code: 'INVALID_OUTPUT',
@@ -354,4 +372,14 @@ function result(
     actions,
     ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
   };
+}
+
+/** The first URL of the outputs (files, thumbnails, posters) not under `prefix`, if any. */
+function strayUrl(outputs: NonNullable<GenerationJobStatus['outputs']>, prefix: string): string | undefined {
+  for (const o of outputs) {
+    for (const url of [o.url, o.thumbnail, o.posterImage]) {
+      if (url !== undefined && !url.startsWith(prefix)) return url;
+    }
+  }
+  return undefined;
 }

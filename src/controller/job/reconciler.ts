@@ -136,6 +136,7 @@ export class JobReconciler {
         waiting && reserved && runtime !== undefined && d.admission.admits(job, runtime.maxConcurrency),
       reserved,
       podSeen: this.seenPods.get(jobId)?.has(name) ?? false,
+      outputsUnder: `${d.pod.blobPublicUrl.replace(/\/+$/, '')}/${jobPrefix(jobId)}`,
       now,
       settings: d.settings,
     });
