@@ -1,4 +1,4 @@
-import { cp, mkdtemp, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { ensureNamespace } from '../../src/k8s/crds.ts';
 import { eventually, kubeconfigPath, testNamespace } from '../support/cluster.ts';
-import { envOf, helm, kubectl, type Manifest, parseManifests, render } from './helm.ts';
+import { CHART, envOf, helm, kubectl, type Manifest, parseManifests, render } from './helm.ts';
 import { VARIANTS } from './variants.ts';
 
 /**
@@ -101,6 +101,22 @@ describe('kubectl apply --dry-run=server', () => {
     expect(examples.code, examples.stderr).toBe(0);
     expect(examples.stdout).toContain('account.genjobs.io/acme-studio created (server dry run)');
     expect(examples.stdout).toContain('configmap/catalog-acme created (server dry run)');
+  });
+});
+
+describe('upgrading', () => {
+  it('the CRD update the README and the NOTES give before `helm upgrade` is accepted', async () => {
+    const command = (text: string) => /kubectl apply --server-side[^\n#]*crds\//.exec(text)?.[0];
+    const readme = command(await readFile(join(REPO_ROOT, 'README.md'), 'utf8'));
+    expect(readme).toBe('kubectl apply --server-side --force-conflicts -f charts/genjobs/crds/');
+    expect(command(await readFile(join(CHART, 'templates/NOTES.txt'), 'utf8'))).toBe(readme);
+    const args = readme!
+      .split(' ')
+      .slice(1)
+      .map((a) => (a === 'charts/genjobs/crds/' ? join(CHART, 'crds') : a));
+    const r = await kubectl(kubeconfig, [...args, '--dry-run=server']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('generationjobs.genjobs.io serverside-applied (server dry run)');
   });
 });
 
