@@ -1,13 +1,16 @@
 # syntax=docker/dockerfile:1
 # One image for every entrypoint: `genjobs api`, `genjobs controller`, `genjobs worker` and the
 # admin commands (`genjobs accounts …`, `genjobs keys …`). Only compiled JavaScript ships.
-ARG NODE_IMAGE=node:24-bookworm-slim
+# The Node version the project pins and tests with (the `node` dev dependency in
+# package-lock.json; a test keeps them equal): a floating tag would build each release on
+# whichever Node 24 was newest that day.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 # No install scripts: the only one is the `node` dev dependency's download of a second Node
-# binary, which the build does not need (this image has Node 24).
+# binary, which the build does not need (this image has the same Node).
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

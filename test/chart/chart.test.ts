@@ -698,6 +698,13 @@ describe('sources of truth', () => {
     }
   });
 
+  it('the image is built on the Node version the project pins', async () => {
+    const dockerfile = await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    const tag = /^ARG NODE_IMAGE=node:(\S+)$/m.exec(dockerfile)?.[1];
+    const lock = JSON.parse(await readFile(join(REPO_ROOT, 'package-lock.json'), 'utf8'));
+    expect(tag).toBe(`${lock.packages['node_modules/node'].version}-bookworm-slim`);
+  });
+
   it("the chart's default catalog is src/catalog/default-catalog.yaml", async () => {
     expect(await readFile(join(CHART, 'files/default-catalog.yaml'), 'utf8')).toBe(
       await readFile(join(REPO_ROOT, 'src/catalog/default-catalog.yaml'), 'utf8'),
