@@ -43,7 +43,9 @@ const GRANT = 1_000_000_000_000_000;
 export const INSTANT_WORKER_COMMAND = [
   'sh',
   '-c',
-  `printf '{"ok":true,"outputs":[{"url":"http://bench.invalid/o","type":"text"}]}' > "$GENJOBS_TERMINATION_LOG"`,
+  // The output's URL under the job's own storage, as the controller requires; the job id is
+  // cut out of GENJOBS_JOB by the shell itself (no process more than the printf).
+  'j=${GENJOBS_JOB#*\\"jobId\\":\\"}; j=${j%%\\"*}; printf \'{"ok":true,"outputs":[{"url":"%s/jobs/%s/o","type":"text"}]}\' "$GENJOBS_BLOB_PUBLIC_URL" "$j" > "$GENJOBS_TERMINATION_LOG"',
 ];
 
 /** A namespace of the benchmark's cluster with the service's pieces around it. */
@@ -103,6 +105,7 @@ export class BenchNamespace {
       // The bench drives the service from a few accounts as fast as it goes: no per-tenant limits.
       GENJOBS_RATE_LIMIT_RPS: '0',
       GENJOBS_MAX_LIVE_JOBS: '0',
+      GENJOBS_MAX_EVENT_STREAMS: '0',
       // Credit leases close this long after their term (90 s in production, for creates that
       // may still land): short here, so a run's leases are closed, and counted, within it.
       GENJOBS_LEASE_GRACE: '3s',
