@@ -45,6 +45,7 @@ export const INSTANT_WORKER_COMMAND = [
   '-c',
   // The output's URL under the job's own storage, as the controller requires; the job id is
   // cut out of GENJOBS_JOB by the shell itself (no process more than the printf).
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
   'j=${GENJOBS_JOB#*\\"jobId\\":\\"}; j=${j%%\\"*}; printf \'{"ok":true,"outputs":[{"url":"%s/jobs/%s/o","type":"text"}]}\' "$GENJOBS_BLOB_PUBLIC_URL" "$j" > "$GENJOBS_TERMINATION_LOG"',
 ];
 
