@@ -627,7 +627,7 @@ export function printReport(r: Report): void {
     out.push(
       '',
       `14. ARCHIVE: ${fmt(archive.archivedRows)} archived jobs in PostgreSQL, ${fmt(archive.liveJobs)} live; etcd holds ${fmt(archive.etcdJobs)} GenerationJobs`,
-      `  rows/s: bulk load ${fmt(archive.bulkRowsPerSecond)}, archiver upserts (batches of 200) ${fmt(archive.upsertRowsPerSecond)}; ${fmt(archive.bytesPerJob)} bytes per archived job (table and indexes)`,
+      `  rows/s: bulk load ${fmt(archive.bulkRowsPerSecond)} (then VACUUM ${fmt(archive.vacuumSeconds)} s), archiver upserts (batches of 200) ${fmt(archive.upsertRowsPerSecond)}; ${fmt(archive.bytesPerJob)} bytes per archived job (table and indexes)`,
       table(
         ['RSS MiB', 'live only', 'with archive', 'ratio'],
         [
