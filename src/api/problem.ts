@@ -89,8 +89,12 @@ export function problemHandler() {
   };
 }
 
-export function sendProblem(res: Response, e: AppError): void {
+export function sendProblem(res: Response, error: AppError): void {
   const l = locals(res);
+  // The upload API answers in its own codes (spec 4.5): a body that is not JSON names no
+  // valid filename or contentType.
+  const e =
+    l.wrapped && error.code === 'MALFORMED_REQUEST' ? new AppError('VALIDATION_ERROR', error.message) : error;
   const status = httpStatus(e.code);
   if (e.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.ceil(e.retryAfterSeconds)));
   // A 401 says how to authenticate (RFC 9110): a Bearer token (RFC 6750: invalid_token for a

@@ -190,6 +190,15 @@ describe('upload errors', () => {
     await expectProblem(await presign(body), 400, code);
   });
 
+  it("presign with a body that is not JSON is a 400 VALIDATION_ERROR, the upload API's own code", async () => {
+    const res = await checkedFetch(`${svc.api.url}/v1/uploads/presign`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{"filename":"a.png",',
+    });
+    await expectProblem(res, 400, 'VALIDATION_ERROR');
+  });
+
   it('presign with a key lacking submit_job is a 403 INSUFFICIENT_SCOPE, wrapped', async () => {
     const readOnly = await svc.account({ name: 'dashboard' }, ['list_models', 'check_status']);
     await expectProblem(
