@@ -3,6 +3,7 @@ import { apiKeyName, hashKey, KEY_PATTERN, sameHash } from '../accounts/keys.ts'
 import { AppError } from '../errors.ts';
 import type { CustomResources } from '../k8s/resources.ts';
 import type { Account, ApiKey, Scope } from '../k8s/types.ts';
+import { knownError } from './problem.ts';
 import { locals, type Principal } from './request.ts';
 
 /** Where a credential is read from: the spec uses a Bearer token everywhere but 4.13/4.14. */
@@ -65,12 +66,23 @@ export class Authenticator {
     };
   }
 
-  /** Middleware: authenticate when a Bearer token is present; an invalid one is still a 401. */
-  optional() {
+  /**
+   * Middleware: authenticate when a Bearer token is present; an invalid one is still a 401.
+   * With `ignoreInvalid`, for an endpoint whose credential is "none" (the spec's model
+   * detail): a token that authenticates personalizes the answer, one that does not (any
+   * header, key or look-up that fails) is ignored and the caller answered as anonymous.
+   */
+  optional(options: { ignoreInvalid?: boolean } = {}) {
     return async (req: Request, res: Response, next: NextFunction) => {
-      const key = credential(req, 'bearer');
-      if (key !== undefined) {
-        const principal = await this.authenticate(key);
+      let principal: Principal | undefined;
+      try {
+        const key = credential(req, 'bearer');
+        if (key !== undefined) principal = await this.authenticate(key);
+      } catch (err) {
+        // A bug still surfaces; a refused key or an apiserver that cannot look it up does not.
+        if (!(options.ignoreInvalid && knownError(err))) throw err;
+      }
+      if (principal) {
         locals(res).principal = principal;
         this.opts.limit?.(principal, req);
       }

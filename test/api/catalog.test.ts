@@ -169,6 +169,23 @@ describe('catalog endpoints', () => {
     expect([hidden.status, (await hidden.json()).code]).toEqual([404, 'MODEL_NOT_FOUND']);
   });
 
+  it('4.8 takes no credential: a key that does not authenticate is ignored, one that does personalizes', async () => {
+    const beta = '/v1/catalog/models/acme/beta-cam';
+    const image = '/v1/catalog/models/genjobs/reference-image';
+    const unknownKey = `${keys.beta.slice(0, -4)}zzzz`;
+    for (const authorization of [`Bearer ${unknownKey}`, 'Bearer junk', 'Basic dXNlcjpwYXNz']) {
+      const res = await svc.call(image, { headers: { authorization } });
+      expect([authorization, res.status]).toEqual([authorization, 200]);
+      expect((await res.json()).slug).toBe('genjobs/reference-image/text-to-image');
+      // Answered as for an anonymous caller: the segment model stays hidden.
+      expect((await svc.call(beta, { headers: { authorization } })).status).toBe(404);
+    }
+    expect((await svc.call(beta, { key: keys.beta })).status).toBe(200);
+    // The list (4.7), whose token is optional rather than absent, still refuses a bad one.
+    const list = await svc.call('/v1/catalog/models', { headers: { authorization: 'Bearer junk' } });
+    expect([list.status, (await list.json()).code]).toEqual([401, 'INVALID_API_KEY']);
+  });
+
   it('4.9 and 4.10 list providers with models, and one provider with its models', async () => {
     const providers = await (await svc.call('/v1/catalog/providers')).json();
     // acme has only segment/private models, so anonymously it has none and is left out.

@@ -79,7 +79,9 @@ export function catalogRoutes(
 
   // Slugs contain slashes: /v1/catalog/models/<provider>/<model>[/<capability>]. Express has
   // already percent-decoded the parameter (once); decoding it again turned %25 into a 500.
-  r.get(/^\/v1\/catalog\/models\/(.+)$/, auth.optional(), (req, res) => {
+  // The spec gives model detail no credential: a key personalizes it (visibility, prices, as
+  // for the list), and a key that does not authenticate is ignored rather than refused.
+  r.get(/^\/v1\/catalog\/models\/(.+)$/, auth.optional({ ignoreInvalid: true }), (req, res) => {
     locals(res).route = '/v1/catalog/models/:slug';
     const slug = (req.params as Record<string, string>)[0] ?? '';
     const account = locals(res).principal?.account;
