@@ -149,10 +149,15 @@ export class KubeHttp {
           ? { ...socket, secureContext: createSecureContext({ ca, cert, key: clientKey, pfx, passphrase }) }
           : socket;
       const keepAlive = { keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS };
+      // A call's deadline does not reach a connection being opened: a call queued behind a
+      // TLS handshake with a frozen apiserver (its kernel accepts the TCP connection) waited
+      // for undici's own 10 s connect timeout, whatever its deadline. So the handshake gets
+      // the call's deadline too.
+      const opening = { ...tls, timeout: Math.min(this.deadlines.requestMs, 10_000) };
       this.pools = {
         key,
-        http1: new Agent({ connect: tls, allowH2: false, connections: CONNECTIONS, ...keepAlive }),
-        deletes: new Agent({ connect: tls, allowH2: true, connections: 1, ...keepAlive }),
+        http1: new Agent({ connect: opening, allowH2: false, connections: CONNECTIONS, ...keepAlive }),
+        deletes: new Agent({ connect: opening, allowH2: true, connections: 1, ...keepAlive }),
       };
     }
     return this.pools;

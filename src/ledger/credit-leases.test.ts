@@ -68,6 +68,21 @@ describe('CreditLeases', () => {
     expect(imbalance(s.account.status)).toBe(0);
   });
 
+  it('a submit whose every new lease has run out on arrival is told to retry, not that it is poor', async () => {
+    const s = store(100_000_000);
+    // Each look at the clock is two seconds on: a lease write slower than the one-second term.
+    let clock = 0;
+    const leases = new CreditLeases({
+      ledger: new Ledger({ accounts: s.accounts }),
+      termMs: 1_000,
+      now: () => (clock += 2_000),
+    });
+    await expect(leases.draw('acme', 1_000)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    // Every lease it took goes back whole.
+    await vi.waitFor(() => expect(s.account.status?.balanceMicroCents).toBe(100_000_000));
+    expect(imbalance(s.account.status)).toBe(0);
+  });
+
   it('at the end of its term a lease gives back what it did not pay for, once no create is in flight', async () => {
     // A balance too low for headroom: each lease is what is asked.
     const s = store(10_000);

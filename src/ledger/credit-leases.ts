@@ -66,7 +66,7 @@ export class CreditLeases {
     return this.o.now?.() ?? Date.now();
   }
 
-  /** Draws `cost` for a submit of `account`, taking a new lease if none has room; 402 when the balance cannot. */
+  /** Draws `cost` for a submit of `account`, taking a new lease if none has room; 402 when the balance cannot, 503 when leases keep running out first. */
   async draw(account: string, cost: number): Promise<Draw> {
     for (let attempt = 0; attempt < 10; attempt++) {
       const drawn = this.tryDraw(account, cost);
@@ -78,17 +78,16 @@ export class CreditLeases {
       } finally {
         this.wait(account, -cost);
       }
-      if (refused !== undefined) {
-        throw new AppError(
-          'INSUFFICIENT_BALANCE',
-          `the job costs ${cost} micro-cents and the balance is ${refused}`,
-        );
-      }
+      if (refused !== undefined) throw insufficient(cost, refused);
     }
-    throw new AppError(
-      'INSUFFICIENT_BALANCE',
-      `the job costs ${cost} micro-cents and no credit lease could hold it`,
-    );
+    // Every lease it waited for was drawn by other submits first. A balance that cannot pay
+    // for it any more is a 402 as above; an ample one (leases arriving spent under heavy
+    // load) means the same submit succeeds a moment later, so it is told to retry.
+    const balance = this.o.ledger.knownBalance(account);
+    if (balance !== undefined && balance < cost) throw insufficient(cost, balance);
+    throw new AppError('UNAVAILABLE', 'no credit lease had room for the job in time; please retry', {
+      retryAfterSeconds: 1,
+    });
   }
 
   /** The cost of the submits of an account waiting for a lease: the next lease's demand. */
@@ -236,4 +235,11 @@ export class CreditLeases {
   retireAll(): void {
     for (const leases of [...this.open.values()]) for (const l of leases) this.retire(l);
   }
+}
+
+function insufficient(cost: number, balance: number): AppError {
+  return new AppError(
+    'INSUFFICIENT_BALANCE',
+    `the job costs ${cost} micro-cents and the balance is ${balance}`,
+  );
 }

@@ -134,6 +134,11 @@ export class Ledger {
     }
   }
 
+  /** The balance in the freshest copy of an Account this process knows (its last write, else the cache). */
+  knownBalance(name: string): number | undefined {
+    return this.freshest(name)?.status?.balanceMicroCents;
+  }
+
   private freshest(name: string): Account | undefined {
     return later(this.lastWritten.get(name), this.opts.cached?.(name));
   }

@@ -100,11 +100,29 @@ describe('a frozen kube-apiserver', () => {
       const elapsed = Date.now() - started;
       expect(res.status).toBe(503);
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      const body = await res.json();
-      expect(body).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+      const body = (await res.json()) as { detail: string };
+      // Its Idempotency-Key's job could not be looked up, so nothing was queued: the spec's
+      // code for a submit to retry (4.1), not the 503 of a create whose outcome is unknown.
+      expect(body).toMatchObject({ code: 'PUBSUB_PUBLISH_FAILED', retryable: true });
+      expect(body.detail).toMatch(/nothing was charged/);
       // One deadline for the parallel job and reservation writes (and a refund would be one
       // more), with room for a busy machine; without a deadline this waits until SIGCONT.
       expect(elapsed).toBeLessThan(3 * DEADLINE_MS + 2_000);
+      // Without a key: the credit lease it needs cannot be written, and nothing is queued either.
+      // Its write needs a new connection (the timed-out call closed its own): opening one to a
+      // frozen apiserver keeps to the deadline too (it took undici's 10 s connect timeout).
+      const unkeyedAt = Date.now();
+      const unkeyed = await fetch(`${api.url}/v1/jobs/submit`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: IMAGE, input: { prompt: 'a lighthouse, no key' } }),
+        signal: AbortSignal.timeout(20_000),
+      });
+      expect([unkeyed.status, ((await unkeyed.json()) as { code: string }).code]).toEqual([
+        503,
+        'PUBSUB_PUBLISH_FAILED',
+      ]);
+      expect(Date.now() - unkeyedAt).toBeLessThan(2 * DEADLINE_MS + 2_000);
 
       await eventually(async () => (await status(api.url)) === 503, 10_000, 'api /readyz 503');
       await eventually(async () => (await status(controller.url)) === 503, 10_000, 'controller /readyz 503');

@@ -26,6 +26,7 @@ import type { CreditLeases, Draw } from '../../ledger/credit-leases.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import type { Money } from '../../ledger/money.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
+import { knownError } from '../problem.ts';
 import type { Principal } from '../request.ts';
 import { JobHistory } from './history.ts';
 import { type ListQuery, listPage, newestLive } from './list.ts';
@@ -132,7 +133,9 @@ export class JobService {
     const bodyHash = sha256(JSON.stringify([variant.slug, version, input, cmd.webhookUrl ?? null]));
     let jobId: string = randomUUID();
     if (cmd.idempotencyKey !== undefined) {
-      const found = await this.keyedJob(accountName, cmd.idempotencyKey, bodyHash);
+      const found = await this.keyedJob(accountName, cmd.idempotencyKey, bodyHash).catch((err: unknown) => {
+        throw notQueued(err);
+      });
       if ('replay' in found) return found.replay;
       jobId = found.jobId;
     }
@@ -147,7 +150,7 @@ export class JobService {
       draw = await this.o.leases.draw(accountName, cost);
     } catch (err) {
       this.gate.leave(accountName, jobId);
-      throw err;
+      throw notQueued(err);
     }
     let job: GenerationJob;
     try {
@@ -385,3 +388,19 @@ export const firstKeyedJobId = (account: string, key: string) => uuidFrom(sha256
 /** The id after `id` in an Idempotency-Key's chain. */
 export const nextKeyedJobId = (id: string) => uuidFrom(sha256(`${id}\nnext`));
 const validName = (s: string) => /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(s);
+
+/**
+ * A submit that could not go on before the job's create was sent (its key's job could not
+ * be looked up, in the apiserver or the archive; no credit lease could be written or had
+ * room in time): nothing was queued, so it answers the spec's code for a job that could not
+ * be queued (4.1, "the caller should retry"). Refusals (402, 409) and bugs go as they are.
+ */
+function notQueued(err: unknown): unknown {
+  const known = knownError(err);
+  if (known?.code !== 'UNAVAILABLE') return err;
+  return new AppError(
+    'PUBSUB_PUBLISH_FAILED',
+    `the job could not be queued (${known.message.replace(/; please retry$/, '')}); nothing was charged, please retry`,
+    { cause: err, retryAfterSeconds: known.retryAfterSeconds ?? 1 },
+  );
+}
