@@ -106,6 +106,15 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
       return level(result, writes, cpuUse(before, await cpuSnapshot(pids), result.count));
     };
 
+    // Both clients' JIT warms once, before anything is timed, as in a process that has been
+    // serving a while; the per-level warm-up above only ramps the concurrency up. After 300
+    // submits the api spent 1.08 ms of CPU per submit, after 6,000 0.92 ms (c=16).
+    const jitWarm = ctx.quick ? 500 : 3000;
+    ctx.progress(`writes: warming up with ${jitWarm} raw creates and ${jitWarm} submits`);
+    const warm = await AccountRotation.create(ns, 'warm', 8, jitWarm);
+    await closedLoop(16, jitWarm, async () => void (await ns.r.jobs.create(rawBody())));
+    await closedLoop(16, jitWarm, async () => void (await submit(warm.take())));
+
     // Interleaved per concurrency, so raw and submit see the same cluster state (object
     // counts, cache sizes, etcd size) as far as possible.
     for (const [c, n] of levels) {
