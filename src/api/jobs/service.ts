@@ -202,14 +202,7 @@ export class JobService {
           },
         );
       }
-      throw new AppError(
-        'PUBSUB_PUBLISH_FAILED',
-        'the job could not be queued; nothing was charged, please retry',
-        {
-          cause: err,
-          retryAfterSeconds: 1,
-        },
-      );
+      throw notQueuedError(err, 1);
     }
     draw.done('created');
     this.o.onSubmitted?.(variant.slug, cost);
@@ -397,10 +390,17 @@ const validName = (s: string) => /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(s
  */
 function notQueued(err: unknown): unknown {
   const known = knownError(err);
-  if (known?.code !== 'UNAVAILABLE') return err;
+  return known?.code === 'UNAVAILABLE' ? notQueuedError(err, known.retryAfterSeconds ?? 1) : err;
+}
+
+/** The answer to a submit that queued nothing; its cause goes to the log with the request id. */
+function notQueuedError(cause: unknown, retryAfterSeconds: number): AppError {
   return new AppError(
     'PUBSUB_PUBLISH_FAILED',
-    `the job could not be queued (${known.message.replace(/; please retry$/, '')}); nothing was charged, please retry`,
-    { cause: err, retryAfterSeconds: known.retryAfterSeconds ?? 1 },
+    'the job could not be queued; nothing was charged, please retry',
+    {
+      cause,
+      retryAfterSeconds,
+    },
   );
 }
