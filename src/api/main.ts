@@ -173,7 +173,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     rawRouters: [['/files', blob.router]],
     routers: [
       catalogRoutes(catalog, auth, now),
-      jobRoutes(service, auth, queue),
+      jobRoutes(service, auth),
       eventRoutes(service, hub, auth),
       docsRoutes(),
       uploadRoutes(uploadService, auth),

@@ -63,6 +63,9 @@ export class Archive implements ArchiveStore {
   getJob(id: string) {
     return this.call((s) => s.getJob(id));
   }
+  getRecord(id: string) {
+    return this.call((s) => s.getRecord(id));
+  }
   getUpload(id: string) {
     return this.call((s) => s.getUpload(id));
   }

@@ -20,6 +20,12 @@ export interface ArchivedRecord {
   record: string;
 }
 
+/** An archived job as GET /v1/jobs/{id} serves it: its owner, and its record as JSON text. */
+export interface ArchivedJobRecord {
+  account: string;
+  record: string;
+}
+
 /** An archived job or upload whose retention has passed, as retention deletes it. */
 export interface ExpiredRow {
   kind: 'job' | 'upload';
@@ -37,6 +43,8 @@ export interface ArchiveStore {
   upsertJobs(jobs: readonly GenerationJob[]): Promise<void>;
   upsertUploads(uploads: readonly Upload[]): Promise<void>;
   getJob(id: string): Promise<GenerationJob | undefined>;
+  /** The job's record ({@link listRecords}' text) and account, without reading its resource when the stored record has this version's shape. */
+  getRecord(id: string): Promise<ArchivedJobRecord | undefined>;
   getUpload(id: string): Promise<Upload | undefined>;
   listJobs(q: ArchiveListQuery): Promise<GenerationJob[]>;
   /** {@link listJobs} as records, the stored text when it has this version's shape. */

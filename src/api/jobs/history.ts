@@ -1,4 +1,9 @@
-import { type ArchivedRecord, type ArchiveStore, ArchiveUnavailableError } from '../../archive/store.ts';
+import {
+  type ArchivedJobRecord,
+  type ArchivedRecord,
+  type ArchiveStore,
+  ArchiveUnavailableError,
+} from '../../archive/store.ts';
 import { AppError } from '../../errors.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
 import { decodeCursor, type ListQuery } from './list.ts';
@@ -20,6 +25,12 @@ export class JobHistory {
   async get(jobId: string): Promise<GenerationJob | undefined> {
     if (!this.archive) return undefined;
     return unavailableAs503(() => this.archive!.getJob(jobId));
+  }
+
+  /** The archived job's record as JSON text and its account, if the archive holds it. */
+  async record(jobId: string): Promise<ArchivedJobRecord | undefined> {
+    if (!this.archive) return undefined;
+    return unavailableAs503(() => this.archive!.getRecord(jobId));
   }
 
   /** Whether a job of this name was archived: an Idempotency-Key's job may be. */

@@ -4,14 +4,13 @@ import type { Authenticator } from '../auth.ts';
 import { parseBody, requireJson } from '../body.ts';
 import { locals } from '../request.ts';
 import { listJson } from './list.ts';
-import type { QueueView } from './queue.ts';
 import { EstimateRequest, JobListQuery, SubmitRequest } from './schemas.ts';
 import type { JobService } from './service.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** Spec 4.1 to 4.4 and the job list. Handlers hold no try/catch: errors go to problem.ts. */
-export function jobRoutes(service: JobService, auth: Authenticator, queue: QueueView): Router {
+export function jobRoutes(service: JobService, auth: Authenticator): Router {
   const r = Router();
 
   r.post('/v1/jobs/submit', auth.require('submit_job'), requireJson, async (req, res) => {
@@ -56,7 +55,7 @@ export function jobRoutes(service: JobService, auth: Authenticator, queue: Queue
 
   r.get('/v1/jobs/:jobId', auth.require('check_status'), async (req, res) => {
     locals(res).route = '/v1/jobs/:jobId';
-    res.json(queue.record(await service.get(locals(res).principal!, req.params.jobId as string)));
+    res.type('json').send(await service.recordJson(locals(res).principal!, req.params.jobId as string));
   });
 
   r.post('/v1/jobs/:jobId/cancel', auth.require('submit_job'), async (req, res) => {

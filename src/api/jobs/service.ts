@@ -289,29 +289,67 @@ export class JobService {
    * apiserver (read your own write: a job created a moment ago may not be cached yet).
    */
   async get(principal: Principal, jobId: string): Promise<GenerationJob> {
-    const job = this.o.jobCache.get(jobId) ?? (validName(jobId) ? await this.uncached(jobId) : undefined);
-    if (!job) throw new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
-    if (job.spec.account !== principal.account.metadata.name) {
-      throw new AppError('UNAUTHORIZED_ACCESS', `this API key has no access to job ${jobId}`);
-    }
+    const job =
+      this.o.jobCache.get(jobId) ??
+      (validName(jobId)
+        ? await this.uncached(
+            jobId,
+            (id) => this.history.get(id),
+            (live) => live,
+          )
+        : undefined);
+    if (!job) throw jobNotFound(jobId);
+    assertOwner(principal, jobId, job.spec.account);
     return job;
   }
 
   /**
-   * A job the cache does not show. The archive first, so reading history costs no apiserver
-   * call: a job missing from the cache is either new (not archived for minutes yet) or
-   * deleted, and the archiver deletes only what it archived. An archive that cannot answer
-   * does not hide a live job: the apiserver decides, and only a job it lacks is a 503.
+   * {@link get}'s job as GET /v1/jobs/{id} answers it, as JSON text: an archived job's is the
+   * record stored beside it, so serving history parses and writes no JSON.
    */
-  private async uncached(jobId: string): Promise<GenerationJob | undefined> {
-    const archived = await this.history.get(jobId).then(
-      (job) => ({ job }),
-      (err: unknown) => ({ job: undefined, err }),
+  async recordJson(principal: Principal, jobId: string): Promise<string> {
+    const ofLive = (job: GenerationJob) => ({
+      account: job.spec.account,
+      json: () => JSON.stringify(this.o.eta.record(job)),
+    });
+    const cached = this.o.jobCache.get(jobId);
+    const found = cached
+      ? ofLive(cached)
+      : validName(jobId)
+        ? await this.uncached(
+            jobId,
+            async (id) => {
+              const archived = await this.history.record(id);
+              return archived && { account: archived.account, json: () => archived.record };
+            },
+            ofLive,
+          )
+        : undefined;
+    if (!found) throw jobNotFound(jobId);
+    assertOwner(principal, jobId, found.account);
+    return found.json();
+  }
+
+  /**
+   * A job the cache does not show, as `archived` or `live` makes it. The archive first, so
+   * reading history costs no apiserver call: a job missing from the cache is either new (not
+   * archived for minutes yet) or deleted, and the archiver deletes only what it archived. An
+   * archive that cannot answer does not hide a live job: the apiserver decides, and only a
+   * job it lacks is a 503.
+   */
+  private async uncached<T>(
+    jobId: string,
+    archived: (jobId: string) => Promise<T | undefined>,
+    live: (job: GenerationJob) => T,
+  ): Promise<T | undefined> {
+    const fromArchive = await archived(jobId).then(
+      (found) => ({ found }),
+      (err: unknown) => ({ found: undefined, err }),
     );
-    if (archived.job) return archived.job;
-    const live = await this.o.jobs.get(jobId);
-    if (!live && 'err' in archived) throw archived.err;
-    return live;
+    if (fromArchive.found) return fromArchive.found;
+    const job = await this.o.jobs.get(jobId);
+    if (!job && 'err' in fromArchive) throw fromArchive.err;
+    return job && live(job);
   }
 
   async cancel(principal: Principal, jobId: string) {
@@ -341,7 +379,7 @@ export class JobService {
         // Someone (the controller starting it, another cancel) wrote first: decide again on fresh state.
         if (!isConflict(err) || attempt >= 10) throw err;
         const fresh = await this.o.jobs.get(jobId);
-        if (!fresh) throw new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
+        if (!fresh) throw jobNotFound(jobId);
         job = fresh;
       }
     }
@@ -365,6 +403,15 @@ export class JobService {
     // in the second (it was upserted before the delete), never in neither.
     const live = newestLive(this.o.jobCache.eachByIndex('account', account), q);
     return listPage(live, q, await this.history.page(account, q), (job) => this.o.eta.record(job));
+  }
+}
+
+const jobNotFound = (jobId: string) => new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
+
+/** Refuses a job of another account than the caller's. */
+function assertOwner(principal: Principal, jobId: string, account: string): void {
+  if (account !== principal.account.metadata.name) {
+    throw new AppError('UNAUTHORIZED_ACCESS', `this API key has no access to job ${jobId}`);
   }
 }
 
