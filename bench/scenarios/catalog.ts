@@ -59,19 +59,20 @@ export async function catalogScenario(ctx: BenchContext): Promise<CatalogResult>
         throw new Error(`GET /v1/catalog/models: ${res.status} ${res.body.slice(0, 200)}`);
     };
     ctx.progress(`catalog: ${requests} GETs of ${CATALOG_MODELS} models, anonymous and with a key`);
-    await closedLoop(1, 100, get(false));
-    const anonymous = await closedLoop(1, requests, get(false), 30);
-    const withKey = await closedLoop(1, requests, get(true), 30);
-    const withKeyC16 = await closedLoop(16, requests, get(true), 30);
-    const httpFloor = await closedLoop(
-      1,
-      requests,
-      async () => {
-        const res = await client.call('GET', '/healthz');
-        if (res.status !== 200) throw new Error(`GET /healthz: ${res.status}`);
-      },
-      30,
-    );
+    // Each is warmed up with as many requests as are timed (the JIT; the first request for
+    // a key builds and gzips its body): with 100 anonymous ones and none with a key, the
+    // key's p99 at c=1 was 7.4 ms against a p50 of 0.32 ms.
+    const timed = async (concurrency: number, op: () => Promise<void>) => {
+      await closedLoop(concurrency, requests, op);
+      return closedLoop(concurrency, requests, op, 30);
+    };
+    const anonymous = await timed(1, get(false));
+    const withKey = await timed(1, get(true));
+    const withKeyC16 = await timed(16, get(true));
+    const httpFloor = await timed(1, async () => {
+      const res = await client.call('GET', '/healthz');
+      if (res.status !== 200) throw new Error(`GET /healthz: ${res.status}`);
+    });
 
     const built = buildCatalog([{ name: 'generated', documents }]);
     if (!built.ok) throw new Error(`generated catalog invalid: ${built.errors[0]?.message}`);
