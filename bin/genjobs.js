@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-// The `genjobs` command. In a checkout it runs the TypeScript sources (Node 24 strips the
-// types); in the container image, where only the compiled JavaScript is shipped, dist/.
+// The `genjobs` command. On Node 24 in a checkout it runs the TypeScript sources (Node 24
+// strips the types), so a developer never runs a stale build; otherwise the compiled
+// JavaScript in dist/ (`npm run build`), which Node 20 and later run: the container image,
+// and a checkout installed into an app whose Node is older.
 import { existsSync } from 'node:fs';
 
 const source = new URL('../src/cli.ts', import.meta.url);
 const compiled = new URL('../dist/cli.js', import.meta.url);
 const [major] = process.versions.node.split('.').map(Number);
-if (existsSync(source) && major < 24) {
+const entry = existsSync(source) && (major >= 24 || !existsSync(compiled)) ? source : compiled;
+if (entry === source && major < 24) {
   console.error(
-    `genjobs needs Node 24 or newer (this is ${process.version}); run it through npm (npx genjobs) or the image.`,
+    `genjobs: the sources need Node 24 or newer (this is ${process.version}); run \`npm run build\` in the genjobs checkout (the built command runs on Node 20 and later), or use Node 24.`,
   );
   process.exit(1);
 }
-await import((existsSync(source) ? source : compiled).href);
+await import(entry.href);

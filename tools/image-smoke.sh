@@ -22,4 +22,10 @@ fi
 grep -q '"INVALID_JOB"' "$log" || { echo "image-smoke: no INVALID_JOB result: $(cat "$log")" >&2; exit 1; }
 # The default catalog loads from dist/ (it is read at run time, beside the compiled code).
 (cd "$app" && "$node" --input-type=module -e "const m = await import('./dist/catalog/load.js'); const c = await m.loadDefaultCatalog(); if (c.variants.length < 3) process.exit(1);")
+# A checkout installed into an app (src/ and dist/ both present) on the machine's own, older
+# Node runs the built command rather than refusing the sources.
+system_node=$(PATH=/usr/local/bin:/usr/bin:/bin command -v node || true)
+if [[ -n $system_node ]] && (( $("$system_node" -p 'process.versions.node.split(".")[0]') < 24 )); then
+  "$system_node" bin/genjobs.js --help | grep -q 'controller' || { echo "image-smoke: genjobs on $("$system_node" --version) did not run dist/" >&2; exit 1; }
+fi
 echo "image-smoke: the compiled service starts from production dependencies only"
