@@ -52,12 +52,11 @@ describe('resolveForSubmit', () => {
   it.each<[string, CatalogAccount, string, string]>([
     ['a public model by its full slug', plain, 'acme/open/text-to-image', 'acme/open/text-to-image'],
     [
-      'a public model by its two-part slug (default capability)',
-      plain,
-      'acme/open',
-      'acme/open/text-to-image',
+      'a segment model from inside the segment',
+      betaTester,
+      'acme/beta/text-to-image',
+      'acme/beta/text-to-image',
     ],
-    ['a segment model from inside the segment', betaTester, 'acme/beta', 'acme/beta/text-to-image'],
     ['a private model that was granted', grantedModel, 'acme/secret/edit-image', 'acme/secret/edit-image'],
   ])('%s resolves', (_name, account, slug, expected) => {
     expect(resolveForSubmit(catalog, slug, account).slug).toBe(expected);
@@ -76,6 +75,15 @@ describe('resolveForSubmit', () => {
       'MODEL_ACCESS_DENIED',
       403,
     ],
+    [
+      'a segment model outside the segment by its full slug',
+      otherSegment,
+      'acme/beta/text-to-image',
+      'MODEL_NOT_FOUND',
+      404,
+    ],
+    ['a public model by its two-part slug', plain, 'acme/open', 'MODEL_NOT_FOUND', 404],
+    ['a granted model by its two-part slug', grantedModel, 'acme/secret', 'MODEL_NOT_FOUND', 404],
   ])('%s is %s (%i)', (_name, account, slug, code, status) => {
     let thrown: unknown;
     try {
@@ -85,5 +93,35 @@ describe('resolveForSubmit', () => {
     }
     expect(thrown).toBeInstanceOf(AppError);
     expect(thrown).toMatchObject({ code, status, errors: [{ pointer: '/model' }] });
+  });
+
+  it.each<[string, CatalogAccount, string, string]>([
+    [
+      'a two-part slug',
+      plain,
+      'acme/open',
+      'acme/open is a model; name one of its capability variants: acme/open/text-to-image',
+    ],
+    [
+      'a capability the model lacks',
+      plain,
+      'acme/open/text-to-video',
+      'model acme/open has no variant acme/open/text-to-video; its variants: acme/open/text-to-image',
+    ],
+    // Only the variants this account may use: a variant grant shows that one.
+    [
+      'a two-part slug under a variant grant',
+      grantedVariant,
+      'acme/secret',
+      'acme/secret is a model; name one of its capability variants: acme/secret/edit-image',
+    ],
+    [
+      'a segment model from outside it',
+      otherSegment,
+      'acme/beta',
+      'model acme/beta does not exist or is unavailable',
+    ],
+  ])('%s: the message names what can be submitted, and nothing hidden', (_name, account, slug, message) => {
+    expect(() => resolveForSubmit(catalog, slug, account)).toThrow(expect.objectContaining({ message }));
   });
 });

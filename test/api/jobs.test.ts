@@ -312,4 +312,22 @@ describe('estimate with a discount', () => {
     });
     expect([unknown.status, (await unknown.json()).code]).toEqual([404, 'MODEL_NOT_FOUND']);
   });
+
+  it("a model's two-part slug names no variant: submit and estimate refuse it, naming the variants; no job is made", async () => {
+    const jobs = async () => (await (await svc.call('/v1/jobs?limit=100', { key })).json()).jobs.length;
+    const before = await jobs();
+    for (const path of ['/v1/jobs/submit', '/v1/jobs/estimate']) {
+      const res = await svc.call(path, {
+        method: 'POST',
+        key,
+        json: { model: 'genjobs/reference-image', input: { prompt: 'edit please' } },
+      });
+      const body = await res.json();
+      expect([res.status, body.code]).toEqual([404, 'MODEL_NOT_FOUND']);
+      expect(body.detail).toContain('genjobs/reference-image/text-to-image');
+      expect(body.detail).toContain('genjobs/reference-image/edit-image');
+      expect(body.errors).toEqual([expect.objectContaining({ pointer: '/model' })]);
+    }
+    expect(await jobs()).toBe(before);
+  });
 });

@@ -10,7 +10,9 @@ const slug = z
   .string()
   .min(1)
   .max(253)
-  .describe('Model slug <provider_id>/<model_name>/<capability> (or the two-part form)');
+  .describe(
+    'Capability variant slug <provider_id>/<model_name>/<capability>. A two-part model slug names no variant: MODEL_NOT_FOUND, whose message lists the variants.',
+  );
 const version = z
   .string()
   // ASCII digits: other regex engines (a client's, a fuzzer's) read \d as any Unicode digit.
