@@ -116,6 +116,15 @@ describe('prepareInput: the two accepted shapes', () => {
 });
 
 describe('prepareInput: every failing field, as a pointer into the request body', () => {
+  it.each([[''], ['   '], ['\n\t']])('a blank prompt (%j) is refused before it is charged', (prompt) => {
+    for (const capability of ['text-to-image', 'edit-image', 'text-to-video']) {
+      const input = { prompt, image_urls: ['https://cdn.example/a.png'] };
+      const errors = failures(variant(capability), capability === 'edit-image' ? input : { prompt });
+      expect(errors.find((e) => e.pointer === '/input/prompt')?.message).toBe('must not be blank');
+    }
+    expect(prepareInput(variant('text-to-image'), { prompt: ' a cat ' }).prompt).toBe(' a cat ');
+  });
+
   it('reports all of them at once', () => {
     const errors = failures(variant('text-to-video'), {
       prompt: '',
@@ -127,7 +136,7 @@ describe('prepareInput: every failing field, as a pointer into the request body'
       style: 'noir',
     });
     expect(Object.fromEntries(errors.map((e) => [e.pointer, e.message]))).toEqual({
-      '/input/prompt': 'must NOT have fewer than 1 characters',
+      '/input/prompt': 'must not be blank',
       '/input/duration': 'must be one of 4, 6, 8',
       '/input/resolution': 'must be one of "720p", "1080p", "4k"',
       '/input/has_sound': 'must be boolean',

@@ -103,6 +103,9 @@ export function prepareInput(
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 
+/** A string schema's way to refuse a blank value (`pattern: "\\S"`, one visible character), as a catalog writes it. */
+const BLANK_REFUSED = '\\S';
+
 function coerce(value: unknown, property: InputProperty): unknown {
   const types = declaredTypes(property);
   if (types.size === 0 || accepts(types, value)) return value;
@@ -154,6 +157,8 @@ function toFieldErrors(
         error.instancePath === ''
           ? `is not a known input field (known: ${known.join(', ')})`
           : 'is not allowed here';
+    } else if (error.keyword === 'pattern' && error.params.pattern === BLANK_REFUSED) {
+      message = 'must not be blank';
     } else if (error.keyword === 'enum') {
       message = `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     }
