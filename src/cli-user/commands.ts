@@ -9,9 +9,9 @@ import {
   type PresignRequest,
 } from '../client/index.ts';
 import { downloadOutputs } from './download.ts';
-import { buildInput, UsageError } from './input.ts';
+import { buildInput, readError, UsageError } from './input.ts';
 import { Progress } from './progress.ts';
-import { loadSettings } from './settings.ts';
+import { loadSettings, type Settings } from './settings.ts';
 
 /**
  * Exit codes of the user commands: a script can tell a failed job from a refused request
@@ -92,6 +92,17 @@ async function finish(job: Job, o: Output & { download?: string }): Promise<numb
   return exitFor(job);
 }
 
+/** What to do when the service did not answer, given where its address came from. */
+export function unreachableHint(s: Settings): string {
+  const from =
+    s.source === 'environment'
+      ? 'GENJOBS_URL'
+      : s.source === 'dev mode'
+        ? `the dev mode's api-url file (is \`npm run dev\` still running?)`
+        : 'the default: neither GENJOBS_URL nor a dev mode is set';
+  return `${s.url} is from ${from}; set GENJOBS_URL to the service's address`;
+}
+
 /** Runs an action and turns its outcome into the exit code. */
 function action<A extends unknown[]>(fn: (...args: A) => Promise<number | undefined>) {
   return async (...args: A) => {
@@ -107,6 +118,7 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<number | undefi
       } else if (err instanceof GenjobsError) {
         const id = err.requestId ? ` (request ${err.requestId})` : '';
         console.error(`genjobs: ${err.code}: ${err.message}${id}`);
+        if (err.status === 0) console.error(`genjobs: ${unreachableHint(loadSettings())}`);
         process.exitCode = err.status === 0 || err.retryable ? EXIT.unavailable : EXIT.refused;
       } else throw err;
     }
@@ -250,7 +262,9 @@ export function registerUserCommands(program: Command): void {
         list
           .map(
             (m) =>
-              `${m.slug.padEnd(48)} ${m.category.padEnd(6)} ${m.pricing.baseCredits} micro-cents ${m.pricing.unit}`,
+              `${m.slug.padEnd(48)} ${m.category.padEnd(6)} ${m.pricing.baseCredits} micro-cents ${
+                m.pricing.perSecond ? `per second of ${m.pricing.perSecond.field}` : 'per job'
+              }`,
           )
           .join('\n'),
       );
@@ -270,8 +284,8 @@ export function registerUserCommands(program: Command): void {
       const contentType = (o.contentType ??
         CONTENT_TYPES[extname(file).toLowerCase()]) as PresignRequest['contentType'];
       if (!contentType) throw new UsageError(`cannot tell the content type of ${file}: give --content-type`);
-      const data = await readFile(file).catch(() => {
-        throw new UsageError(`cannot read ${file}`);
+      const data = await readFile(file).catch((err: unknown) => {
+        throw new UsageError(`cannot read ${file}: ${readError(err)}`);
       });
       const r = await client().uploads.upload(new Uint8Array(data), {
         contentType,

@@ -19,8 +19,12 @@ export async function buildInput(
 ): Promise<Record<string, unknown>> {
   let input: Record<string, unknown> = {};
   if (file !== undefined) {
-    const text = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch(() => undefined);
-    if (text === undefined) throw new UsageError(`cannot read --input-file ${file}`);
+    const text =
+      file === '-'
+        ? await readStdin()
+        : await readFile(file, 'utf8').catch((err: unknown) => {
+            throw new UsageError(`cannot read --input-file ${file}: ${readError(err)}`);
+          });
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -54,4 +58,13 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Why a file could not be read, in words (`no such file`, not an errno). */
+export function readError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return err instanceof Error ? err.message : String(err);
 }

@@ -128,6 +128,15 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     expect(refused.stderr).toMatch(/INVALID_API_KEY: .*\(request \S+\)/);
     const down = await genjobs(['jobs', 'get', 'x'], { GENJOBS_URL: 'http://127.0.0.1:1' });
     expect(down.code).toBe(5);
+    // Says where the address came from and what to set.
+    expect(down.stderr).toContain('http://127.0.0.1:1 is from GENJOBS_URL');
+    const missing = await genjobs(['upload', '/nonexistent/in.png']);
+    expect([missing.code, missing.stderr.trim()]).toEqual([
+      2,
+      'genjobs: cannot read /nonexistent/in.png: no such file',
+    ]);
+    const badInput = await genjobs(['run', IMAGE, '--input-file', '/nonexistent/input.json']);
+    expect(badInput.stderr).toContain('cannot read --input-file /nonexistent/input.json: no such file');
   });
 
   it('jobs get|list|watch|cancel, models list and upload', async () => {
@@ -142,7 +151,9 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     const cancel = await genjobs(['jobs', 'cancel', jobId]);
     expect(cancel.code).toBe(4);
     expect(cancel.stderr).toContain('JOB_CANNOT_BE_CANCELLED');
-    expect((await genjobs(['models', 'list'])).stdout).toContain(VIDEO);
+    const models = (await genjobs(['models', 'list'])).stdout;
+    expect(models).toMatch(new RegExp(`${VIDEO} .* micro-cents per second of duration`));
+    expect(models).toMatch(new RegExp(`${IMAGE} .* micro-cents per job`));
     const png = join(await mkdtemp(join(tmpdir(), 'genjobs-cli-')), 'in.png');
     await writeFile(
       png,
