@@ -582,7 +582,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Model slug <provider_id>/<model_name>/<capability> (or the two-part form) */
+                    /** @description Capability variant slug <provider_id>/<model_name>/<capability>. A two-part model slug names no variant: MODEL_NOT_FOUND, whose message lists the variants. */
                     model: string;
                     version?: string | null;
                     /** @description Model-specific input; see the model's inputSchema */
@@ -727,7 +727,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Model slug <provider_id>/<model_name>/<capability> (or the two-part form) */
+                    /** @description Capability variant slug <provider_id>/<model_name>/<capability>. A two-part model slug names no variant: MODEL_NOT_FOUND, whose message lists the variants. */
                     model: string;
                     version?: string | null;
                     /** @description Model-specific input, possibly partial (no prompt yet): missing fields are priced at their defaults; null is the same as absent */
@@ -1941,6 +1941,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             expiresAt: string;
+                            /** @description Not in the spec: whether the file has been PUT (a pending upload; fileUrl answers 404 until it has). Absent once expired, or when the store could not be asked. */
+                            uploaded?: boolean;
+                            /** @description Not in the spec: the stored size, once uploaded. */
+                            sizeBytes?: number;
                         };
                         requestId: string;
                     };

@@ -132,6 +132,8 @@ describe('presign, upload, read', () => {
       status: 'pending',
       createdAt: expect.any(String),
       expiresAt: data.expiresAt,
+      uploaded: true,
+      sizeBytes: bytes.length,
     });
     expect(Math.abs(Date.parse(record.data.createdAt) - before)).toBeLessThan(5_000);
     // Spec 2.5: deleted 60 minutes after creation, to the millisecond.
@@ -166,9 +168,13 @@ describe('presign, upload, read', () => {
     expect(record.data.filename).toBe('../../etc/passwd');
   });
 
-  it('reads an upload written a moment ago even before the cache has it', async () => {
+  it('reads an upload written a moment ago even before the cache has it; not uploaded until its PUT', async () => {
     const data = await presigned();
-    expect((await call(`/v1/uploads/${data.fileId}`, { key })).status).toBe(200);
+    const res = await call(`/v1/uploads/${data.fileId}`, { key });
+    expect(res.status).toBe(200);
+    const { data: record } = await res.json();
+    expect(record).toMatchObject({ status: 'pending', uploaded: false });
+    expect(record).not.toHaveProperty('sizeBytes');
   });
 });
 

@@ -99,7 +99,15 @@ export class UploadService {
     if (!upload || upload.spec.account !== principal.account.metadata.name) {
       throw new AppError('NOT_FOUND', `upload ${id} not found`);
     }
-    return this.record(upload);
+    const record = this.record(upload);
+    if (record.status === 'expired') return record;
+    // `pending` says only that the address is usable (spec 3.2 has no state in between):
+    // whether the file is there is the store's answer. A store that cannot answer leaves it out.
+    const stored = await this.o.store.stat(upload.spec.objectKey).then(
+      (info) => ({ uploaded: info !== undefined, ...(info ? { sizeBytes: info.size } : {}) }),
+      () => ({}),
+    );
+    return { ...record, ...stored };
   }
 
   record(upload: Upload): UploadRecord {
