@@ -253,7 +253,7 @@ describe('catalog endpoints', () => {
     const hidden = await submit(keys.plain, 'acme/beta-cam/text-to-image');
     expect([hidden.status, (await hidden.json()).code]).toEqual([404, 'MODEL_NOT_FOUND']);
     expect((await submit(keys.vip, 'acme/secret-cam/text-to-image')).status).toBe(200);
-    const beta = await (await submit(keys.beta, 'acme/beta-cam')).json();
+    const beta = await (await submit(keys.beta, 'acme/beta-cam/text-to-image')).json();
     expect(beta.costMicroCents).toBe(100_000);
   });
 
