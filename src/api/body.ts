@@ -29,6 +29,51 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
   });
 }
 
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  record: 'an object',
+  object: 'an object',
+  array: 'an array',
+};
+
+/**
+ * Zod's default messages ("Invalid input: expected string, received undefined") as what the
+ * caller should do ("is required", "must be a string"). A message the schema gives itself
+ * ("a version like v1.0") wins; an issue not worded here keeps zod's.
+ */
+function instruction(issue: z.core.$ZodRawIssue): string | undefined {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined
+        ? 'is required'
+        : `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'too_small':
+    case 'too_big': {
+      const n = Number(issue.code === 'too_small' ? issue.minimum : issue.maximum);
+      const bound = issue.code === 'too_small' ? 'at least' : 'at most';
+      if (issue.origin === 'string') {
+        return issue.code === 'too_small' && n === 1
+          ? 'must not be empty'
+          : `must have ${bound} ${plural(n, 'character')}`;
+      }
+      if (issue.origin === 'array') return `must have ${bound} ${plural(n, 'item')}`;
+      if (issue.origin === 'number') {
+        const strict = issue.code === 'too_small' ? 'more than' : 'less than';
+        return `must be ${issue.inclusive === false ? strict : bound} ${n}`;
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /**
  * Parses a request body with its schema (the same schema the OpenAPI document is made
  * from). Unknown fields are refused, every problem is listed as a JSON pointer.
@@ -49,7 +94,7 @@ export function parseBody<S extends z.ZodType>(
       errors: [{ pointer: proto, message: '__proto__ is not an accepted field name' }],
     });
   }
-  const result = schema.safeParse(body);
+  const result = schema.safeParse(body, { error: instruction });
   if (result.success) return result.data;
   const errors = fieldErrors(result.error.issues);
   const summary = errors.map((e) => `${e.pointer || '/'}: ${e.message}`).join('; ');

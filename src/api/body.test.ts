@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import { parseBody } from './body.ts';
+
+const Request = z.strictObject({
+  model: z.string().min(1).max(8),
+  input: z.record(z.string(), z.unknown()),
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  count: z.number().positive().optional(),
+  status: z.enum(['pending', 'failed']).optional(),
+  urls: z.array(z.string()).min(1).max(2).optional(),
+  flag: z.boolean().optional(),
+  version: z
+    .string()
+    .regex(/^v[0-9]+$/, 'a version like v1')
+    .optional(),
+});
+
+/** The field errors a body gets, by pointer. */
+function problems(body: unknown): Record<string, string> {
+  try {
+    parseBody(Request, body);
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    return Object.fromEntries((err as AppError).errors!.map((e) => [e.pointer, e.message]));
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('parseBody: messages say what to do', () => {
+  it('a missing field is required; a wrong type names the type wanted', () => {
+    expect(problems({})).toEqual({ '/model': 'is required', '/input': 'is required' });
+    expect(problems({ model: 5, input: [], flag: 'yes' })).toEqual({
+      '/model': 'must be a string',
+      '/input': 'must be an object',
+      '/flag': 'must be true or false',
+    });
+  });
+
+  it('bounds, choices and numbers from a query string', () => {
+    expect(problems({ model: '', input: {}, limit: 'abc', status: 'done', urls: [], count: 0 })).toEqual({
+      '/model': 'must not be empty',
+      '/limit': 'must be a number',
+      '/status': 'must be one of "pending", "failed"',
+      '/urls': 'must have at least 1 item',
+      '/count': 'must be more than 0',
+    });
+    expect(problems({ model: 'much too long', input: {}, limit: '1000', urls: ['a', 'b', 'c'] })).toEqual({
+      '/model': 'must have at most 8 characters',
+      '/limit': 'must be at most 100',
+      '/urls': 'must have at most 2 items',
+    });
+  });
+
+  it("a schema's own message wins, and unknown fields are named", () => {
+    expect(problems({ model: 'm', input: {}, version: '1', extra: 1 })).toEqual({
+      '/version': 'a version like v1',
+      '/extra': 'unknown field: extra',
+    });
+  });
+});
