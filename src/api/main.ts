@@ -18,6 +18,7 @@ import { Money } from '../ledger/money.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { isUploadContentType, maxSizeOf } from '../uploads/policy.ts';
+import { accountRoutes } from './account/routes.ts';
 import { createApp } from './app.ts';
 import { Authenticator } from './auth.ts';
 import { catalogRoutes } from './catalog/routes.ts';
@@ -177,6 +178,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
       eventRoutes(service, hub, auth),
       docsRoutes(),
       uploadRoutes(uploadService, auth),
+      accountRoutes(auth, config.GENJOBS_PLANS),
     ],
   });
   const server = await listen(app, config.HOST, config.PORT, log);

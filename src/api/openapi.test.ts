@@ -5,6 +5,7 @@ import { loadDefaultCatalog } from '../catalog/load.ts';
 import { price } from '../catalog/pricing.ts';
 import { JOB_FAILURE_CODES } from '../jobs/failure.ts';
 import { allowedMethods, openApiDocument } from './openapi.ts';
+import './account/openapi.ts';
 import './uploads/openapi.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON.

@@ -252,6 +252,19 @@ export function registerUserCommands(program: Command): void {
     ),
   );
 
+  usageExit(
+    program
+      .command('balance')
+      .description("the key's account: balance, credit held for unfinished jobs, spend, plan (HTTP API)")
+      .addOption(outputOption()),
+  ).action(
+    action(async (o: Output) => {
+      const account = await client().account.get();
+      print(o, account, () => plain(account));
+      return EXIT.ok;
+    }),
+  );
+
   const models = usageExit(program.command('models').description('the model catalog (HTTP API)'));
   usageExit(
     models.command('list').option('--category <c>').option('--capability <c>').addOption(outputOption()),

@@ -16,7 +16,7 @@
 import type { ClientOptions } from './http.ts';
 import { Http } from './http.ts';
 import { Jobs } from './jobs.ts';
-import { CatalogApi, ModelsApi, UploadsApi } from './resources.ts';
+import { AccountApi, CatalogApi, ModelsApi, UploadsApi } from './resources.ts';
 import { type HeaderSource, verifyWebhook } from './webhooks.ts';
 
 export { GenjobsError, type ProblemBody } from './errors.ts';
@@ -32,6 +32,7 @@ export interface GenjobsClient {
   uploads: UploadsApi;
   catalog: CatalogApi;
   models: ModelsApi;
+  account: AccountApi;
   webhooks: {
     /** Verifies a webhook (Standard Webhooks) and answers its parsed body; throws WebhookVerificationError. */
     verify<T = unknown>(headers: HeaderSource, rawBody: string | Uint8Array, secret: string): Promise<T>;
@@ -47,6 +48,7 @@ export function createClient(options: ClientOptions): GenjobsClient {
     uploads: new UploadsApi(http),
     catalog: new CatalogApi(http),
     models: new ModelsApi(http),
+    account: new AccountApi(http),
     webhooks: { verify: (headers, rawBody, secret) => verifyWebhook(headers, rawBody, secret) },
     openapi: () =>
       http.json({ method: 'GET', path: '/v1/openapi.json', credential: 'none', idempotent: true }),

@@ -265,6 +265,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's account: its balance, credit held, spend and plan (not in the spec)
+         * @description Any valid key of the account may read it. The figures are the ledger's as this api replica last saw them (milliseconds behind a write); credit leased for submits of the last few seconds counts as held until its unused part returns.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/uploads/presign": {
         parameters: {
             query?: never;
@@ -1793,6 +1813,69 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account the key belongs to */
+                        account: string;
+                        plan: string;
+                        /** @description The plan's jobs pending or processing at once */
+                        maxConcurrentJobs: number;
+                        /** @description Credit for new jobs: granted, less what completed jobs cost and what is held */
+                        balanceMicroCents: number;
+                        /** @description Credit set aside for unfinished jobs and for submits of the last seconds; a refund or the unused part returns to the balance */
+                        heldMicroCents: number;
+                        /** @description Charged for completed jobs, in total */
+                        spentMicroCents: number;
+                    };
+                };
+            };
+            /** @description Problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem401"];
+                };
+            };
+            /** @description Problem */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem503"];
                 };
             };
         };

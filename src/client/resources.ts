@@ -2,6 +2,7 @@ import { GenjobsError } from './errors.ts';
 import { type Http, sleep } from './http.ts';
 import type { CallOptions } from './jobs.ts';
 import type {
+  AccountSummary,
   CapabilityGroup,
   CatalogFilter,
   CatalogModel,
@@ -94,6 +95,24 @@ export class ModelsApi {
 export type UploadData = Blob | ArrayBuffer | Uint8Array | string;
 
 /** Temporary files for job input: presign, PUT, use the fileUrl. */
+export class AccountApi {
+  private readonly http: Http;
+  constructor(http: Http) {
+    this.http = http;
+  }
+
+  /** GET /v1/account: the key's account, its balance, credit held, spend and plan. */
+  get(o: CallOptions = {}): Promise<AccountSummary> {
+    return this.http.json<AccountSummary>({
+      method: 'GET',
+      path: '/v1/account',
+      credential: 'bearer',
+      idempotent: true,
+      signal: o.signal,
+    });
+  }
+}
+
 export class UploadsApi {
   private readonly http: Http;
   constructor(http: Http) {

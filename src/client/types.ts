@@ -26,6 +26,7 @@ export type JobListQuery = Query<'/v1/jobs'>;
 export type PresignRequest = Body<'/v1/uploads/presign'>;
 export type Presign = Ok<'/v1/uploads/presign', 'post'>;
 export type UploadRecord = Ok<'/v1/uploads/{id}', 'get'>;
+export type AccountSummary = Ok<'/v1/account', 'get'>;
 export type CatalogModel = Ok<'/v1/catalog/models', 'get'>[number];
 export type CatalogModelDetail = Ok<'/v1/catalog/models/{slug}', 'get'>;
 export type CatalogFilter = Query<'/v1/catalog/models'>;

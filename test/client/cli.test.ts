@@ -151,6 +151,8 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     const cancel = await genjobs(['jobs', 'cancel', jobId]);
     expect(cancel.code).toBe(4);
     expect(cancel.stderr).toContain('JOB_CANNOT_BE_CANCELLED');
+    const balance = (await genjobs(['balance'])).stdout;
+    expect(balance).toMatch(/^account: \S+\nplan: pro\nmaxConcurrentJobs: 20\nbalanceMicroCents: \d+\n/);
     const models = (await genjobs(['models', 'list'])).stdout;
     expect(models).toMatch(new RegExp(`${VIDEO} .* micro-cents per second of duration`));
     expect(models).toMatch(new RegExp(`${IMAGE} .* micro-cents per job`));

@@ -88,6 +88,9 @@ describe('genjobs/client against the real service', () => {
     const list = await genjobs.jobs.list({ limit: 2 });
     expect(list.jobs.length).toBeLessThanOrEqual(2);
     expect((await genjobs.openapi()).openapi).toBe('3.1.0');
+    const account = await genjobs.account.get();
+    expect(account).toMatchObject({ account: 'acme', plan: 'pro' });
+    expect(account.balanceMicroCents + account.heldMicroCents + account.spentMicroCents).toBe(100_000_000);
   });
 
   it('errors are GenjobsError with status, code, requestId and retryable', async () => {

@@ -55,5 +55,10 @@ export const UploadRecord = z.object({
     .describe(
       'Not in the spec: whether the file has been PUT (a pending upload; fileUrl answers 404 until it has). Absent once expired, or when the store could not be asked.',
     ),
-  sizeBytes: z.number().int().nonnegative().optional().describe('Not in the spec: the stored size, once uploaded.'),
+  sizeBytes: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('Not in the spec: the stored size, once uploaded.'),
 });
