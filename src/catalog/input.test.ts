@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError, type FieldError } from '../errors.ts';
 import type { Catalog, Variant } from './catalog.ts';
-import { createInputCompiler, prepareInput } from './input.ts';
+import { createInputCompiler, prepareInput, publishedInputSchema } from './input.ts';
 import { checkInputBounds, MAX_INPUT_BYTES, MAX_INPUT_DEPTH } from './input-limits.ts';
 import { loadDefaultCatalog } from './load.ts';
 import { aModel, aVariant, catalogWith } from './test-fixtures.ts';
@@ -253,5 +253,69 @@ describe('createInputCompiler: patterns', () => {
     const validate = createInputCompiler()(schema('^[A-Z]{3}-[0-9]+$'));
     expect(validate({ code: 'ABC-12' })).toBe(true);
     expect(validate({ code: 'abc' })).toBe(false);
+  });
+});
+
+describe('publishedInputSchema: an input that passes the schema the catalog shows is one the api takes', () => {
+  const URL_1 = 'https://cdn.example/a.png';
+  const accepted = (v: Variant, input: Record<string, unknown>) => {
+    try {
+      prepareInput(v, input);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  // Each input with whether both take it. Left out on purpose: a numeric string past a
+  // bound ("99999999999" as a seed), which JSON Schema cannot bound and the api refuses.
+  it.each<[string, Record<string, unknown>, boolean]>([
+    ['text-to-video', { prompt: 'w' }, true],
+    // Spec 2.13's table: duration, has_sound as strings; its catalog example: numbers.
+    ['text-to-video', { prompt: 'w', duration: '8', has_sound: 'true', resolution: '1080p', seed: 7 }, true],
+    ['text-to-video', { prompt: 'w', duration: 8, has_sound: false }, true],
+    ['text-to-video', { prompt: 'w', duration: '5' }, false],
+    ['text-to-video', { prompt: 'w', duration: 5 }, false],
+    ['text-to-video', { prompt: 'w', has_sound: 'yes' }, false],
+    ['text-to-video', { prompt: 'w', seed: '42' }, true],
+    ['text-to-video', { prompt: 'w', seed: '4x' }, false],
+    ['text-to-video', { prompt: 'w', seed: -1 }, false],
+    ['text-to-video', { prompt: '   ' }, false],
+    ['text-to-video', { prompt: 'w', style: 'noir' }, false],
+    // The upload walk-through sends one image as `image`.
+    ['edit-image', { prompt: 'p', image: URL_1 }, true],
+    ['edit-image', { prompt: 'p', image_urls: [URL_1] }, true],
+    ['edit-image', { prompt: 'p', image: URL_1, image_urls: [URL_1] }, false],
+    ['edit-image', { prompt: 'p' }, false],
+    ['edit-image', { prompt: 'p', image: 'not a url' }, false],
+    ['edit-image', { prompt: 'p', image: 'file:///etc/passwd' }, false],
+    ['text-to-image', { prompt: 'p', image: URL_1, resolution: '4k' }, true],
+    ['text-to-image', { prompt: 'p', image: URL_1, image_urls: [URL_1] }, false],
+    ['text-to-image', { prompt: 'p', seed: '12' }, true],
+  ])('%s %j: %s', (capability, input, expected) => {
+    const v = variant(capability);
+    const validate = createInputCompiler()(publishedInputSchema(v.inputSchema));
+    expect([validate(structuredClone(input)), accepted(v, input)]).toEqual([expected, expected]);
+  });
+
+  it('widens each property by the spellings coerce() takes, the declared type first', () => {
+    const published = publishedInputSchema({
+      type: 'object',
+      properties: {
+        count: { type: 'integer', minimum: 1 },
+        seconds: { type: 'integer', enum: [4, 8] },
+        sound: { type: 'boolean' },
+        mode: { type: 'string', enum: ['4', 'true', '4.0', 'fast'] },
+        text: { type: 'string' },
+      },
+    });
+    expect(published.properties).toEqual({
+      count: { type: ['integer', 'string'], minimum: 1, pattern: '^-?[0-9]+$|^-?[0-9]+\\.[0-9]+$' },
+      seconds: { type: ['integer', 'string'], enum: [4, 8, '4', '8'] },
+      sound: { type: ['boolean', 'string'], enum: [true, false, 'true', 'false'] },
+      mode: { type: ['string', 'number', 'boolean'], enum: ['4', 'true', '4.0', 'fast', 4, true] },
+      text: { type: 'string' },
+    });
+    expect(published).not.toHaveProperty('allOf');
   });
 });

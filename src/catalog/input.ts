@@ -101,7 +101,9 @@ export function prepareInput(
   throw new AppError('INVALID_INPUT', `input does not match the model's inputSchema: ${summary}`, { errors });
 }
 
-const NUMERIC = /^-?\d+(\.\d+)?$/;
+const NUMERIC = /^-?[0-9]+(\.[0-9]+)?$/;
+/** {@link NUMERIC} as a published `pattern`, without the nested repetition a safe-regex check refuses. */
+const NUMERIC_PATTERN = '^-?[0-9]+$|^-?[0-9]+\\.[0-9]+$';
 
 /** A string schema's way to refuse a blank value (`pattern: "\\S"`, one visible character), as a catalog writes it. */
 const BLANK_REFUSED = '\\S';
@@ -118,6 +120,83 @@ function coerce(value: unknown, property: InputProperty): unknown {
     return String(value);
   }
   return value;
+}
+
+/**
+ * The inputSchema as the catalog shows it (spec 4.8, 4.10): the declared schema widened by
+ * what {@link prepareInput} also takes, so an input that passes it is one the api accepts, in
+ * either of the shapes the spec shows (2.13's table writes `duration: "8"` and
+ * `has_sound: "true"`, its catalog example a number; its upload walk-through sends `image`).
+ * Per top-level property, as prepareInput coerces: a numeric string where a number is
+ * declared, "true"/"false" where a boolean is, a number or boolean that spells one of an enum
+ * of strings; and a single `image` beside a declared `image_urls`, never both. The declared
+ * type stays first in `type`, the canonical one. A numeric string's bounds (minimum,
+ * maximum) are the api's to check: JSON Schema applies them to numbers only.
+ */
+export function publishedInputSchema(schema: InputSchema): InputSchema {
+  const properties: Record<string, InputProperty> = {};
+  for (const [field, property] of Object.entries(schema.properties)) properties[field] = widened(property);
+  const published: InputSchema = { ...schema, properties };
+  const urls = schema.properties.image_urls;
+  if (!urls || Object.hasOwn(schema.properties, 'image')) return published;
+  const items = (urls.items ?? { type: 'string' }) as InputProperty;
+  properties.image = {
+    ...items,
+    description: 'One address sent instead of image_urls: the same as image_urls with this one item.',
+  };
+  // Either one, never both; a required image_urls may be given as image.
+  const required = schema.required ?? [];
+  const either = required.includes('image_urls')
+    ? { oneOf: [{ required: ['image_urls'] }, { required: ['image'] }] }
+    : { not: { required: ['image', 'image_urls'] } };
+  return {
+    ...published,
+    required: required.filter((f) => f !== 'image_urls'),
+    allOf: [...((schema.allOf as unknown[] | undefined) ?? []), either],
+  };
+}
+
+/** A property as {@link publishedInputSchema} shows it: the other spellings {@link coerce} turns into its values. */
+function widened(property: InputProperty): InputProperty {
+  const types = declaredTypes(property);
+  const extraTypes = new Set<string>();
+  const extraValues: unknown[] = [];
+  let pattern: string | undefined;
+  const numeric = types.has('number') || types.has('integer');
+  if (!types.has('string') && (numeric || types.has('boolean'))) {
+    extraTypes.add('string');
+    if (property.enum) {
+      for (const v of property.enum)
+        if (typeof v === 'number' || typeof v === 'boolean') extraValues.push(String(v));
+    } else if (numeric) {
+      pattern = types.has('boolean') ? `${NUMERIC_PATTERN}|^true$|^false$` : NUMERIC_PATTERN;
+    } else {
+      extraValues.push(true, false, 'true', 'false');
+    }
+  }
+  if (types.has('string') && property.enum) {
+    for (const v of property.enum) {
+      if (typeof v !== 'string') continue;
+      // Only a spelling coerce() turns back into this string: 4 for "4", never for "4.0".
+      if (NUMERIC.test(v) && String(Number(v)) === v) {
+        extraValues.push(Number(v));
+        extraTypes.add('number');
+      } else if (v === 'true' || v === 'false') {
+        extraValues.push(v === 'true');
+        extraTypes.add('boolean');
+      }
+    }
+  }
+  if (extraTypes.size === 0 && extraValues.length === 0) return property;
+  const declared = property.type === undefined ? undefined : [property.type].flat();
+  return {
+    ...property,
+    ...(declared
+      ? { type: [...declared, ...[...extraTypes].filter((t) => !declared.includes(t as never))] }
+      : {}),
+    ...(extraValues.length ? { enum: [...(property.enum ?? []), ...extraValues] } : {}),
+    ...(pattern && property.pattern === undefined ? { pattern } : {}),
+  } as InputProperty;
 }
 
 /** The JSON types a property accepts: its `type`, else the types of its enum values. */

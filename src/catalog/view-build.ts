@@ -1,5 +1,6 @@
 import { AppError } from '../errors.ts';
 import type { Variant } from './catalog.ts';
+import { publishedInputSchema } from './input.ts';
 import { type PricedVariant, price } from './pricing.ts';
 import type { Provider } from './schema.ts';
 import type { PricingView, ProviderFields, VariantViews } from './view-types.ts';
@@ -59,7 +60,7 @@ export function buildVariantViews(variant: Omit<Variant, 'views'>): VariantViews
       description: spec.description,
       category: model.category.id,
       capability: variant.capability,
-      inputSchema: variant.inputSchema,
+      inputSchema: publishedInputSchema(variant.inputSchema),
       pricing,
     },
     sibling: { slug: variant.slug, capability: variant.capability },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors.ts';
+import type { InputSchema } from './schema-variant.ts';
 import {
   aCategory,
   aGroup,
@@ -166,6 +167,15 @@ describe('getCatalogModel (2.7)', () => {
       siblings: [{ slug: 'acme/pic/edit-image', capability: 'edit-image' }],
     });
     expect(detail.inputSchema).toMatchObject({ type: 'object', required: ['prompt'] });
+  });
+
+  it("shows a variant's inputSchema widened by the spellings submit also takes", () => {
+    const detail = getCatalogModel(catalog, 'acme/clip/text-to-video') as { inputSchema: InputSchema };
+    expect(detail.inputSchema.properties.duration).toEqual({
+      type: ['integer', 'string'],
+      default: 8,
+      pattern: '^-?[0-9]+$|^-?[0-9]+\\.[0-9]+$',
+    });
   });
 
   it('the two-part slug names the default capability', () => {
