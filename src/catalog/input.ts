@@ -78,7 +78,7 @@ export function prepareInput(
   checkInputBounds(input);
   const data: Record<string, unknown> = structuredClone(input as Record<string, unknown>);
   const properties = variant.inputSchema.properties;
-  const aliasable = Object.hasOwn(properties, 'image_urls') && !Object.hasOwn(properties, 'image');
+  const aliasable = takesImageAlias(properties);
   const aliased = aliasable && Object.hasOwn(data, 'image');
   if (aliased) {
     if (Object.hasOwn(data, 'image_urls')) {
@@ -99,6 +99,11 @@ export function prepareInput(
     toFieldErrors(variant.validateInput.errors ?? [], Object.keys(properties), { aliasable, aliased }),
   );
   throw new AppError('INVALID_INPUT', `input does not match the model's inputSchema: ${summary}`, { errors });
+}
+
+/** Whether a single `image` is taken for a schema's `image_urls`: it declares that and no `image` of its own. */
+function takesImageAlias(properties: InputSchema['properties']): boolean {
+  return Object.hasOwn(properties, 'image_urls') && !Object.hasOwn(properties, 'image');
 }
 
 const NUMERIC = /^-?[0-9]+(\.[0-9]+)?$/;
@@ -137,9 +142,8 @@ export function publishedInputSchema(schema: InputSchema): InputSchema {
   const properties: Record<string, InputProperty> = {};
   for (const [field, property] of Object.entries(schema.properties)) properties[field] = widened(property);
   const published: InputSchema = { ...schema, properties };
-  const urls = schema.properties.image_urls;
-  if (!urls || Object.hasOwn(schema.properties, 'image')) return published;
-  const items = (urls.items ?? { type: 'string' }) as InputProperty;
+  if (!takesImageAlias(schema.properties)) return published;
+  const items = (schema.properties.image_urls?.items ?? { type: 'string' }) as InputProperty;
   properties.image = {
     ...items,
     description: 'One address sent instead of image_urls: the same as image_urls with this one item.',
