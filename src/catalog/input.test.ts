@@ -318,4 +318,20 @@ describe('publishedInputSchema: an input that passes the schema the catalog show
     });
     expect(published).not.toHaveProperty('allOf');
   });
+
+  it('leaves out a required list that only named image_urls (draft-04 refuses an empty one)', () => {
+    const only = publishedInputSchema({
+      type: 'object',
+      properties: { image_urls: { type: 'array', items: { type: 'string' } } },
+      required: ['image_urls'],
+    });
+    expect(only).not.toHaveProperty('required');
+    expect(only.allOf).toEqual([{ oneOf: [{ required: ['image_urls'] }, { required: ['image'] }] }]);
+    const both = publishedInputSchema({
+      type: 'object',
+      properties: { prompt: { type: 'string' }, image_urls: { type: 'array', items: { type: 'string' } } },
+      required: ['prompt', 'image_urls'],
+    });
+    expect(both.required).toEqual(['prompt']);
+  });
 });

@@ -153,9 +153,12 @@ export function publishedInputSchema(schema: InputSchema): InputSchema {
   const either = required.includes('image_urls')
     ? { oneOf: [{ required: ['image_urls'] }, { required: ['image'] }] }
     : { not: { required: ['image', 'image_urls'] } };
+  // An empty `required` is refused by draft-04 validators (OpenAPI 3.0's generators among them).
+  const { required: _declared, ...rest } = published;
+  const stillRequired = required.filter((f) => f !== 'image_urls');
   return {
-    ...published,
-    required: required.filter((f) => f !== 'image_urls'),
+    ...rest,
+    ...(stillRequired.length > 0 ? { required: stillRequired } : {}),
     allOf: [...((schema.allOf as unknown[] | undefined) ?? []), either],
   };
 }
