@@ -245,10 +245,6 @@ export function addOperations(more: Operation[]): void {
   operations.push(...more);
 }
 
-export function listOperations(): readonly Operation[] {
-  return operations;
-}
-
 const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') =>
   z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
 

@@ -22,7 +22,6 @@ export const isConflict = (err: unknown): boolean =>
   statusCode(err) === 409 && statusOf(err)?.reason !== 'AlreadyExists';
 export const isAlreadyExists = (err: unknown): boolean =>
   statusCode(err) === 409 && statusOf(err)?.reason === 'AlreadyExists';
-export const isInvalid = (err: unknown): boolean => statusCode(err) === 422;
 export const isForbidden = (err: unknown): boolean => statusCode(err) === 403;
 
 /** The Status object of an apiserver error, parsed from the exception body. */
@@ -43,13 +42,6 @@ export function apiMessage(err: unknown): string {
   const status = statusOf(err);
   if (status?.message) return status.message;
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Whether an error is worth retrying: conflicts, throttling, server and network errors. */
-export function isTransient(err: unknown): boolean {
-  const code = statusCode(err);
-  if (code === undefined) return true; // network errors carry no HTTP code
-  return code === 409 || code === 429 || code >= 500;
 }
 
 /**

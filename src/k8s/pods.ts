@@ -142,13 +142,6 @@ export async function patchPodStatus(
   return kube.core.patchNamespacedPodStatus({ name, namespace: kube.namespace, body }, MERGE_PATCH);
 }
 
-/** Replaces a Pod's status; compare-and-swap on the Pod's `metadata.resourceVersion`. */
-export async function replacePodStatus(kube: Kube, pod: Pod): Promise<Pod> {
-  const name = pod.metadata?.name;
-  if (!name) throw new Error('Pod without metadata.name');
-  return kube.core.replaceNamespacedPodStatus({ name, namespace: kube.namespace, body: pod });
-}
-
 export interface PodInformerOptions {
   labelSelector?: string;
   log: Logger;
