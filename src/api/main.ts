@@ -93,9 +93,11 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     cached: (n) => accounts.get(n),
     onBatch: (n) => metrics.ledgerBatch.observe(n),
   });
+  const queue = new QueueView({ jobs, catalog, now });
   const limits = new RequestLimits({
     settings: limitSettings(config),
     unfinishedJobs,
+    firstFinishIn: (account) => queue.firstFinishIn(jobs.eachByIndex('account', account)),
     uploadCache: uploads,
     now,
   });
@@ -114,7 +116,6 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     onError: (err) => log.warn({ err }, 'a credit lease write failed; the controller settles the lease'),
   });
   const archive = deps.archive ?? (await openArchive(config, log));
-  const queue = new QueueView({ jobs, catalog, now });
   const hub = new StreamHub({
     jobs,
     changes: queue,

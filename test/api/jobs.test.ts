@@ -115,6 +115,31 @@ describe('job API', () => {
     }
   });
 
+  it("refuses a submit past the plan's concurrency with Retry-After: when the first unfinished job should end", async () => {
+    const free = await svc.account({ name: 'two-at-once', plan: 'free' });
+    const submit = () =>
+      svc.call('/v1/jobs/submit', {
+        method: 'POST',
+        key: free,
+        json: { model: IMAGE, input: { prompt: 'r' } },
+      });
+    for (let i = 0; i < 2; i++) expect((await submit()).status).toBe(200);
+    const listed = async () => (await (await svc.call('/v1/jobs', { key: free })).json()).jobs;
+    await eventually(async () => (await listed()).length === 2, 10_000, 'both jobs cached');
+    const refused = await submit();
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).code).toBe('CONCURRENT_JOBS_EXCEEDED');
+    const first = Math.min(
+      ...(await listed()).map((j: { estimatedCompletionTime: string }) =>
+        Date.parse(j.estimatedCompletionTime),
+      ),
+    );
+    const expected = Math.min(60, Math.max(1, Math.ceil((first - Date.now()) / 1000)));
+    // A free image slot runs 30 s by the catalog: far from the old quarter of a run (8 s).
+    expect(expected).toBeGreaterThanOrEqual(25);
+    expect(Math.abs(Number(refused.headers.get('retry-after')) - expected)).toBeLessThanOrEqual(2);
+  });
+
   it('cancels a pending job with a full refund, once; a second cancel is a 409', async () => {
     // Earlier submits' leases have given back their unused credit (1 s terms).
     await new Promise((r) => setTimeout(r, 2_100));

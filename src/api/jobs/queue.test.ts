@@ -124,6 +124,32 @@ describe('QueueView', () => {
     expect(fields('new', 30)[1]).toBe(new Date(T0 + 1_000_000).toISOString());
   });
 
+  it("says when the first of an account's unfinished jobs should end, within 1 to 60 s", () => {
+    const cache = fakeCache();
+    let now = T0 + 100_000;
+    let slots = 1;
+    const q = new QueueView({ jobs: cache, catalog: () => catalog(slots)(), now: () => now });
+    const done = aJob('done', 0, { phase: 'completed', completedAt: new Date(T0).toISOString() });
+    // Running since T0+40 s for a 240 s run: it ends at T0+280 s; the waiting one 240 s later.
+    const running = aJob('running', 0, {
+      phase: 'processing',
+      attempts: 1,
+      startedAt: new Date(T0 + 40_000).toISOString(),
+    });
+    const waiting = aJob('waiting', 10);
+    for (const j of [done, running, waiting]) cache.set(j);
+    expect(q.firstFinishIn([done, running, waiting])).toBe(60); // 180 s away: look again sooner
+    now = T0 + 250_000;
+    expect(q.firstFinishIn([done, waiting, running])).toBe(30);
+    expect(q.firstFinishIn([waiting])).toBe(60);
+    now = T0 + 300_000; // overdue: it may end any moment
+    expect(q.firstFinishIn([running])).toBe(1);
+    expect(q.firstFinishIn([done])).toBeUndefined();
+    slots = 0; // paused: the waiting job has no estimate
+    now += 60_000;
+    expect(q.firstFinishIn([waiting])).toBeUndefined();
+  });
+
   it('learns run times per unit of work from completions, after five of them', () => {
     const cache = fakeCache();
     const q = new QueueView({ jobs: cache, catalog: catalog(2), now: () => T0 + 1_000_000 });

@@ -70,6 +70,9 @@ export interface QueueViewOptions {
  * costs O(log n) however long the queue is. Observed run times come from the same cache,
  * so every api replica learns on its own.
  */
+/** The longest Retry-After of CONCURRENT_JOBS_EXCEEDED (see QueueView.firstFinishIn). */
+export const MAX_SLOT_WAIT_SECONDS = 60;
+
 export class QueueView {
   private readonly o: QueueViewOptions;
   readonly runTimes: RunTimes;
@@ -248,6 +251,23 @@ export class QueueView {
       queuePosition,
       estimatedCompletionTime: new Date(snap.slots.next(this.now()) + run).toISOString(),
     };
+  }
+
+  /**
+   * Seconds until the first of `jobs` (an account's) should finish and free one of its
+   * concurrency slots, from the same estimates the records show: CONCURRENT_JOBS_EXCEEDED's
+   * Retry-After. At least 1 (an overdue job may end any moment), at most
+   * {@link MAX_SLOT_WAIT_SECONDS} (a cold estimate may be long: a client had better look
+   * again); undefined when no unfinished job has an estimate (its variants paused).
+   */
+  firstFinishIn(jobs: Iterable<GenerationJob>): number | undefined {
+    let first: number | undefined;
+    for (const job of jobs) {
+      const at = Date.parse(this.queueFields(job).estimatedCompletionTime ?? '');
+      if (at < (first ?? Number.POSITIVE_INFINITY)) first = at;
+    }
+    if (first === undefined) return undefined;
+    return Math.min(MAX_SLOT_WAIT_SECONDS, Math.max(1, Math.ceil((first - this.now()) / 1000)));
   }
 
   /** The GET record of a job, with its queue fields. */

@@ -69,6 +69,8 @@ export interface SubmitCommand {
 export interface EtaSource {
   queueFields(job: GenerationJob): { estimatedCompletionTime?: string };
   runSeconds(model: string, typicalSeconds: number): number;
+  /** Seconds until the first of these jobs should finish (QueueView.firstFinishIn). */
+  firstFinishIn(jobs: Iterable<GenerationJob>): number | undefined;
   /** The GET record of a job, with its queue position and estimate while it is unfinished. */
   record(job: GenerationJob): JobRecord;
 }
@@ -144,7 +146,7 @@ export class JobService {
     // Refusals come before the create: the api may not delete jobs (the chart's Role), and a
     // job left behind by a refusal would answer a replay of its key without holding money.
     const slot = this.gate.enter(accountName, jobId, maxConcurrent);
-    if (!slot.ok) throw this.busy(slot.active, account.spec.plan, maxConcurrent, variant);
+    if (!slot.ok) throw this.busy(accountName, slot.active, account.spec.plan, maxConcurrent, variant);
     let draw: Draw;
     try {
       draw = await this.o.leases.draw(accountName, cost);
@@ -236,12 +238,19 @@ export class JobService {
   }
 
   /** The answer to a submit over the plan's concurrency. */
-  private busy(active: number, plan: string, maxConcurrent: number, variant: Variant): AppError {
-    const runSeconds = this.o.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds);
+  /**
+   * The plan's limit refusal. Retry-After is when the first of the account's unfinished jobs
+   * should end; without an estimate (jobs not cached yet, variants paused), a quarter of a
+   * run of the variant asked for.
+   */
+  private busy(account: string, active: number, plan: string, maxConcurrent: number, variant: Variant) {
+    const retryAfterSeconds =
+      this.o.eta.firstFinishIn(this.o.jobCache.eachByIndex('account', account)) ??
+      Math.max(1, Math.round(this.o.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds) / 4));
     return new AppError(
       'CONCURRENT_JOBS_EXCEEDED',
-      `plan ${plan} allows ${maxConcurrent} concurrent jobs and the account has ${active} not finished (waiting or running)`,
-      { retryAfterSeconds: Math.max(1, Math.round(runSeconds / 4)) },
+      `plan ${plan} allows ${maxConcurrent} concurrent jobs and the account has ${active} not finished (waiting or running); try again in ${retryAfterSeconds} s`,
+      { retryAfterSeconds },
     );
   }
 

@@ -23,6 +23,8 @@ export interface RequestLimitsOptions {
   settings: LimitSettings;
   /** How many unfinished jobs an account has in the cache (api/jobs/unfinished.ts). */
   unfinishedJobs: (account: string) => number;
+  /** Seconds until the first unfinished job of the account should end (QueueView.firstFinishIn). */
+  firstFinishIn?: (account: string) => number | undefined;
   /** The upload cache, indexed by `account`. */
   uploadCache: Informer<Upload>;
   now?: () => number;
@@ -76,10 +78,12 @@ export class RequestLimits {
     if (cap <= 0) return;
     const live = this.o.unfinishedJobs(account);
     if (live >= cap) {
+      // Without an estimate (every unfinished job's variant paused), half a minute.
+      const retryAfterSeconds = this.o.firstFinishIn?.(account) ?? 30;
       throw new AppError(
         'CONCURRENT_JOBS_EXCEEDED',
-        `the account has ${live} unfinished jobs, the most it may have at once`,
-        { retryAfterSeconds: 30 },
+        `the account has ${live} unfinished jobs, the most it may have at once; try again in ${retryAfterSeconds} s`,
+        { retryAfterSeconds },
       );
     }
   }
