@@ -54,7 +54,7 @@ export function createApp(o: AppOptions): express.Express {
   let openapi: string | undefined;
   app.get('/v1/openapi.json', (_req, res) => {
     locals(res).route = '/v1/openapi.json';
-    openapi ??= JSON.stringify(openApiDocument(o.publicUrl));
+    openapi ??= JSON.stringify(openApiDocument({ serverUrl: o.publicUrl }));
     res.type('application/json').send(openapi);
   });
   app.use(markWrappedUploadRequests);

@@ -15,6 +15,11 @@ const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
   Object.entries(ops as Record<string, any>).map(([method, op]) => ({ path, method, op })),
 );
 
+/** A schema of the document with a top-level $ref followed into components. */
+// biome-ignore lint/suspicious/noExplicitAny: as above.
+const resolved = (schema: any) =>
+  schema.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;
+
 let catalog: Catalog;
 beforeAll(async () => {
   catalog = await loadDefaultCatalog();
@@ -50,7 +55,9 @@ describe('the OpenAPI document', () => {
       'CONCURRENT_JOBS_EXCEEDED',
       'RATE_LIMITED',
     ]);
-    const job = doc.paths['/v1/jobs/{jobId}'].get.responses['200'].content['application/json'].schema;
+    const job = resolved(
+      doc.paths['/v1/jobs/{jobId}'].get.responses['200'].content['application/json'].schema,
+    );
     expect(job.properties.error.anyOf[0].properties.code.enum).toEqual([...JOB_FAILURE_CODES]);
   });
 
@@ -68,7 +75,9 @@ describe('the OpenAPI document', () => {
 
   it("shows the spec's three priced cases as examples, priced as submit charges them", () => {
     const body = doc.paths['/v1/jobs/estimate'].post.requestBody.content['application/json'].schema;
-    const answer = doc.paths['/v1/jobs/estimate'].post.responses['200'].content['application/json'].schema;
+    const answer = resolved(
+      doc.paths['/v1/jobs/estimate'].post.responses['200'].content['application/json'].schema,
+    );
     const priced = body.examples.map((e: { model: string; input: Record<string, unknown> }) => {
       const variant = catalog.variantsBySlug.get(e.model)!;
       return price(variant, prepareInput(variant, e.input));
@@ -77,6 +86,72 @@ describe('the OpenAPI document', () => {
       134_000, 241_200, 2_400_000,
     ]);
     expect(answer.examples).toEqual(priced);
+  });
+
+  it('names each kind of answer once: a job is the same Job in the GET, the list, the webhook', () => {
+    const schemaOf = (path: string, method: string) =>
+      doc.paths[path][method].responses['200'].content['application/json'].schema;
+    expect(schemaOf('/v1/jobs/{jobId}', 'get')).toEqual({ $ref: '#/components/schemas/Job' });
+    expect(doc.components.schemas.JobList.properties.jobs.items).toEqual({
+      $ref: '#/components/schemas/Job',
+    });
+    expect(doc.components.schemas.WebhookEvent.properties.data).toEqual({ $ref: '#/components/schemas/Job' });
+    expect(schemaOf('/v1/catalog/models', 'get')).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/CatalogModel' },
+    });
+    expect(schemaOf('/v1/uploads/{id}', 'get')).toEqual({ $ref: '#/components/schemas/UploadResponse' });
+    expect(doc.components.schemas.UploadResponse.properties.data).toEqual({
+      $ref: '#/components/schemas/Upload',
+    });
+    expect(schemaOf('/v1/account', 'get')).toEqual({ $ref: '#/components/schemas/Account' });
+  });
+
+  it('publishes answers open to added fields and keeps requests closed; the tests see answers closed', () => {
+    expect(doc.components.schemas.Job).not.toHaveProperty('additionalProperties');
+    expect(doc.components.schemas.Problem422).not.toHaveProperty('additionalProperties');
+    const submit = doc.paths['/v1/jobs/submit'].post.requestBody.content['application/json'].schema;
+    expect(submit.additionalProperties).toBe(false);
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    const closed = openApiDocument({ closedAnswers: true }) as any;
+    expect(closed.components.schemas.Job.additionalProperties).toBe(false);
+  });
+
+  it('declares the headers a client sends and reads: Idempotency-Key, Idempotent-Replayed, Last-Event-ID', () => {
+    const submit = doc.paths['/v1/jobs/submit'].post;
+    expect(submit.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+    );
+    expect(submit.responses['200'].headers['Idempotent-Replayed'].schema).toEqual({
+      type: 'string',
+      enum: ['true'],
+    });
+    const events = doc.paths['/v1/jobs/{jobId}/events'].get;
+    expect(events.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Last-Event-ID', in: 'header' }),
+    );
+    // A generated client hands the stream over as text; it does not parse it as JSON.
+    expect(events.responses['200'].content['text/event-stream'].schema.type).toBe('string');
+  });
+
+  it('describes the webhook: its signed headers and a body whose data is a Job', () => {
+    const post = doc.webhooks.jobFinished.post;
+    expect(post.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]);
+    expect(post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/WebhookEvent',
+    });
+    expect(post.description).toContain('5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h');
+  });
+
+  it('names a server: the public address when the api knows it, else the origin of the document', () => {
+    expect(doc.servers).toEqual([{ url: '/' }]);
+    expect(openApiDocument({ serverUrl: 'https://genjobs.example.com' }).servers).toEqual([
+      { url: 'https://genjobs.example.com' },
+    ]);
   });
 
   it('gives the slug a pattern that matches real slugs', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { codesWithStatus } from '../errors.ts';
 import { describeFailure, isRetryableFailure, JOB_FAILURE_CODES } from '../jobs/failure.ts';
+import { RETRY_SCHEDULE_MS } from '../webhooks/schedule.ts';
 import {
   ApiModelList,
   CapabilityGroup,
@@ -21,6 +22,7 @@ import {
   JobRecord,
   SubmitRequest,
   SubmitResult,
+  WebhookEvent,
 } from './jobs/schemas.ts';
 
 /** RFC 9457 problem details with the service's extension members; `code` is one of `codes`. */
@@ -63,12 +65,50 @@ export interface Operation {
   links?: Record<string, { operationId: string; parameters: Record<string, string> }>;
   /** Media type of the 200 answer when it is not JSON (the event stream). */
   contentType?: string;
+  /** Request headers the operation reads, so generated clients take them as parameters. */
+  headers?: Record<string, Header>;
+  /** Headers of the 200 answer. */
+  responseHeaders?: Record<string, Header>;
   /** Statuses answered with no body, and what they mean. */
   empty?: Record<number, string>;
   description?: string;
 }
 
+/** A request or response header of an operation. */
+interface Header {
+  description: string;
+  schema: Record<string, unknown>;
+}
+
 const AUTH = [401, 403];
+
+/**
+ * The response schemas the document names in `components.schemas`, so a generated client
+ * has one type per thing (a job is `Job` in the list, the GET and the webhook alike).
+ * Modules that add operations name theirs with {@link component}.
+ */
+const components = z.registry<{ id: string }>();
+
+/** Names `schema` in the document's components; returns it. */
+export function component<T extends z.ZodType>(name: string, schema: T): T {
+  components.add(schema, { id: name });
+  return schema;
+}
+
+component('Job', JobRecord);
+component('JobList', JobList);
+component('SubmitResult', SubmitResult);
+component('Estimate', Estimate);
+component('CancelResult', CancelResult);
+component('WebhookEvent', WebhookEvent);
+component('CatalogModel', CatalogModelItem);
+component('CatalogModelDetail', CatalogModelDetail);
+component('CatalogProvider', CatalogProviderItem);
+component('CatalogProviderDetail', CatalogProviderDetail);
+component('CapabilityGroup', CapabilityGroup);
+component('Category', Category);
+component('ModelList', ApiModelList);
+component('ProviderModelList', ProviderModelList);
 
 /** `<provider>/<model>[/<capability>]` as the catalog spells its parts (src/catalog/schema.ts). */
 const PART = '[a-z0-9](?:[a-z0-9._-]{0,61}[a-z0-9])?';
@@ -85,7 +125,20 @@ const operations: Operation[] = [
     security: 'bearer',
     scope: 'submit_job',
     body: SubmitRequest,
+    headers: {
+      'Idempotency-Key': {
+        description:
+          'Makes a retry safe: within 24 hours the same key (per account) with the same body answers the same job, with Idempotent-Replayed: true; with another body, 409 IDEMPOTENCY_KEY_REUSED',
+        schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+      },
+    },
     responses: { 200: SubmitResult },
+    responseHeaders: {
+      'Idempotent-Replayed': {
+        description: 'true when the answer is the job an earlier submit with this Idempotency-Key made',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
     links: {
       GetJob: { operationId: 'getJob', parameters: { jobId: '$response.body#/jobId' } },
       CancelJob: { operationId: 'cancelJob', parameters: { jobId: '$response.body#/jobId' } },
@@ -134,17 +187,22 @@ const operations: Operation[] = [
       'Scope: check_status. `text/event-stream`: an `event: job` whose data is the job record (as GET /v1/jobs/{jobId}) on every change, with an `id:` a client sends back as `Last-Event-ID` to resume without loss; a `: heartbeat` comment every 15 s; the stream ends after the terminal record (a finished job: one event). 204 when the Last-Event-ID already names the terminal record.',
     security: 'bearer',
     scope: 'check_status',
-    // Each event of the stream, as a client's SSE parser gives it (OpenAPI has no item schema
-    // for text/event-stream before 3.2; fuzzers validate every parsed event against this).
+    // The body is text: a generated client hands it over as a string for an SSE parser. Each
+    // event's data is a Job (components.schemas); test/client/events.test.ts holds the
+    // events to it, as the contract check does JSON answers.
+    headers: {
+      'Last-Event-ID': {
+        description:
+          'The id of the last event received: the stream resumes after it (EventSource sends it on reconnect)',
+        schema: { type: 'string' },
+      },
+    },
     responses: {
       200: z
-        .looseObject({
-          event: z.literal('job'),
-          id: z.string().describe('send back as Last-Event-ID to resume after it'),
-          data: z.string().describe('the job record (as GET /v1/jobs/{jobId} answers it), as JSON'),
-          retry: z.number().int().optional(),
-        })
-        .describe('One Server-Sent Event; heartbeats are comments and carry no event'),
+        .string()
+        .describe(
+          'Server-Sent Events: `retry: 2000`, then per change `id: <id>`, `event: job`, `data: <the Job as JSON>`; heartbeats are comments',
+        ),
     },
     contentType: 'text/event-stream',
     empty: { 204: 'The client already holds the terminal record: nothing more will come' },
@@ -245,8 +303,47 @@ export function addOperations(more: Operation[]): void {
   operations.push(...more);
 }
 
-const json = (schema: z.ZodType, io: 'input' | 'output' = 'output') =>
-  z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * How the document's schemas are made. Requests are closed (the api refuses an unknown
+ * field). Answers are published open: a client built from the document must not break when
+ * a field is added (the README's additions are such fields). `closedAnswers` keeps them
+ * closed, as the tests check the api's answers: no field the document does not name.
+ */
+function converter(closedAnswers: boolean) {
+  const base = { target: 'draft-2020-12', unrepresentable: 'any' } as const;
+  const open = closedAnswers
+    ? undefined
+    : ({ jsonSchema }: { jsonSchema: { additionalProperties?: unknown } }) => {
+        if (jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+      };
+  const bare = ({ $schema: _schema, $id: _id, ...rest }: JsonSchema) => rest;
+  return {
+    input: (schema: z.ZodType) => bare(z.toJSONSchema(schema, { ...base, io: 'input' })),
+    output: (schema: z.ZodType) => bare(z.toJSONSchema(schema, { ...base, io: 'output', override: open })),
+    /** The named answers, each referring to the others by $ref. */
+    components: (): Record<string, JsonSchema> => {
+      const { schemas } = z.toJSONSchema(components, {
+        ...base,
+        io: 'output',
+        override: open,
+        uri: (id) => `#/components/schemas/${id}`,
+      });
+      return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, bare(schema)]));
+    },
+    /** An answer's schema: a $ref when it (or an array's items) has a name. */
+    answer(schema: z.ZodType): JsonSchema {
+      const name = components.get(schema)?.id;
+      if (name) return { $ref: `#/components/schemas/${name}` };
+      if (schema instanceof z.ZodArray) {
+        const item = components.get(schema.element as z.ZodType)?.id;
+        if (item) return { type: 'array', items: { $ref: `#/components/schemas/${item}` } };
+      }
+      return this.output(schema);
+    },
+  };
+}
 
 /** Statuses that come with Retry-After (rate and concurrency limits, outages). */
 const RETRY_AFTER = new Set([429, 503]);
@@ -300,23 +397,59 @@ export function allowedMethods(path: string): string[] | undefined {
 }
 
 /** Problem bodies per status, `code` an enum of the codes answered with that status. */
-function problemComponents(statuses: Iterable<number>): Record<string, unknown> {
-  const schemas: Record<string, unknown> = { Problem: json(Problem) };
+function problemComponents(statuses: Iterable<number>, output: (schema: z.ZodType) => JsonSchema) {
+  const schemas: Record<string, JsonSchema> = { Problem: output(Problem) };
   for (const status of statuses) {
     const codes = codesWithStatus(status);
-    schemas[`Problem${status}`] = json(
+    schemas[`Problem${status}`] = output(
       problemSchema(codes.length > 0 ? (codes as [string, ...string[]]) : undefined),
     );
   }
   return schemas;
 }
 
+/** Header parameters of an operation, as OpenAPI parameters. */
+const headerParameters = (headers: Record<string, Header> = {}) =>
+  Object.entries(headers).map(([name, h]) => ({ name, in: 'header', required: false, ...h }));
+
+/** The webhook retry schedule in words: `5 s, 5 min, …`. */
+const retries = RETRY_SCHEDULE_MS.slice(1)
+  .map((ms) =>
+    ms < 60_000 ? `${ms / 1000} s` : ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`,
+  )
+  .join(', ');
+
+/** The headers of a Standard Webhooks delivery (README, Webhooks). */
+const WEBHOOK_HEADERS: Record<string, Header> = {
+  'webhook-id': {
+    description: 'The same on every attempt of one notification: de-duplicate by it',
+    schema: { type: 'string' },
+  },
+  'webhook-timestamp': {
+    description: 'Seconds since the epoch of this attempt; refuse one far from your clock (replays)',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  'webhook-signature': {
+    description:
+      "Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation) of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes of the account's secret: the base64 after its `whsec_` prefix, decoded",
+    schema: { type: 'string' },
+  },
+};
+
 const failureCodes = JOB_FAILURE_CODES.map(
   (c) => `${c} (${isRetryableFailure(c) ? 'retryable' : 'not retryable'}): ${describeFailure(c)}`,
 ).join('; ');
 
+export interface DocumentOptions {
+  /** The api's public address (the chart's publicUrl); else the document's own origin. */
+  serverUrl?: string;
+  /** Answers' schemas without room for more fields (the tests' contract check). */
+  closedAnswers?: boolean;
+}
+
 /** The OpenAPI 3.1 document of the service, built from the operation list. */
-export function openApiDocument(serverUrl?: string): Record<string, unknown> {
+export function openApiDocument(options: DocumentOptions = {}): Record<string, unknown> {
+  const schema = converter(options.closedAnswers ?? false);
   const paths: Record<string, Record<string, unknown>> = {};
   const statuses = new Set<number>();
   for (const op of operations) {
@@ -334,14 +467,15 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
           name,
           in: 'query',
           required: !(s as z.ZodType).safeParse(undefined).success,
-          schema: json(s as z.ZodType, 'input'),
+          schema: schema.input(s as z.ZodType),
         }))
       : [];
     const responses: Record<string, unknown> = {};
-    for (const [status, schema] of Object.entries(op.responses)) {
+    for (const [status, answer] of Object.entries(op.responses)) {
       responses[status] = {
         description: 'OK',
-        content: { [op.contentType ?? 'application/json']: { schema: json(schema) } },
+        ...(status === '200' && op.responseHeaders ? { headers: op.responseHeaders } : {}),
+        content: { [op.contentType ?? 'application/json']: { schema: schema.answer(answer) } },
         ...(status === '200' && op.links ? { links: op.links } : {}),
       };
     }
@@ -377,12 +511,12 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
         : op.scope
           ? { description: `Scope: ${op.scope}` }
           : {}),
-      parameters: [...params, ...query],
+      parameters: [...params, ...query, ...headerParameters(op.headers)],
       ...(op.body
         ? {
             requestBody: {
               required: true,
-              content: { 'application/json': { schema: json(op.body, 'input') } },
+              content: { 'application/json': { schema: schema.input(op.body) } },
             },
           }
         : {}),
@@ -396,6 +530,7 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
     info: {
       title: 'genjobs',
       version: '0.1.0',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description: [
         'Asynchronous image and video generation jobs.',
         'Errors are application/problem+json; each status lists its codes as an enum.',
@@ -404,17 +539,31 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
         `A failed job's error.code is one of: ${failureCodes}.`,
       ].join(' '),
     },
-    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    // Relative: the origin the document was fetched from, unless the api knows its public one.
+    servers: [{ url: options.serverUrl ?? '/' }],
     paths,
-    components: {
-      schemas: problemComponents([...statuses, 405].sort()),
-      responses: {
-        MethodNotAllowed: {
-          description: 'The path exists but not with this method; Allow lists the ones it has',
-          headers: { Allow: { schema: { type: 'string' } } },
-          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem405' } } },
+    webhooks: {
+      jobFinished: {
+        post: {
+          operationId: 'jobFinished',
+          summary: 'A job completed or failed (sent to the webhookUrl of its submit)',
+          description: `Signed per Standard Webhooks. Any answer but a 2xx is retried after ${retries} with the same webhook-id (a Retry-After up to 10 h is honoured); 410 stops the retries. A cancelled job sends none.`,
+          parameters: headerParameters(WEBHOOK_HEADERS).map((p) => ({ ...p, required: true })),
+          // The receiver checks the signature, not an API key.
+          security: [],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } },
+          },
+          responses: {
+            '2XX': { description: 'Received: no more attempts' },
+            '410': { description: 'Gone: no more attempts for this notification' },
+          },
         },
       },
+    },
+    components: {
+      schemas: { ...schema.components(), ...problemComponents([...statuses, 405].sort(), schema.output) },
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key: gjk_…' },
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },

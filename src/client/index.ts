@@ -17,6 +17,7 @@ import type { ClientOptions } from './http.ts';
 import { Http } from './http.ts';
 import { Jobs } from './jobs.ts';
 import { AccountApi, CatalogApi, ModelsApi, UploadsApi } from './resources.ts';
+import type { WebhookEvent } from './types.ts';
 import { type HeaderSource, verifyWebhook } from './webhooks.ts';
 
 export { GenjobsError, type ProblemBody } from './errors.ts';
@@ -35,7 +36,7 @@ export interface GenjobsClient {
   account: AccountApi;
   webhooks: {
     /** Verifies a webhook (Standard Webhooks) and answers its parsed body; throws WebhookVerificationError. */
-    verify<T = unknown>(headers: HeaderSource, rawBody: string | Uint8Array, secret: string): Promise<T>;
+    verify<T = WebhookEvent>(headers: HeaderSource, rawBody: string | Uint8Array, secret: string): Promise<T>;
   };
   /** The OpenAPI document the service serves. */
   openapi(): Promise<Record<string, unknown>>;

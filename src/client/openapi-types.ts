@@ -323,9 +323,401 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    jobFinished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A job completed or failed (sent to the webhookUrl of its submit)
+         * @description Signed per Standard Webhooks. Any answer but a 2xx is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with the same webhook-id (a Retry-After up to 10 h is honoured); 410 stops the retries. A cancelled job sends none.
+         */
+        post: operations["jobFinished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        Job: {
+            jobId: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "completed" | "failed" | "cancelled";
+            progress: number;
+            output: string | null;
+            outputs: {
+                url: string;
+                /** @enum {string} */
+                type: "video" | "image" | "audio" | "text";
+                thumbnail?: string;
+                posterImage?: string;
+            }[] | null;
+            error: {
+                /**
+                 * @description GENERATION_FAILED: the model failed; the others: see the README
+                 * @enum {string}
+                 */
+                code: "GENERATION_FAILED" | "UPSTREAM_ERROR" | "TIMEOUT" | "OUTPUT_STORE_FAILED" | "INVALID_JOB" | "INVALID_OUTPUT" | "INTERNAL" | "MODEL_UNAVAILABLE" | "QUEUE_TIMEOUT" | "OUT_OF_MEMORY" | "UNSCHEDULABLE" | "POD_START_TIMEOUT" | "INFRASTRUCTURE_LOST";
+                message: string;
+                /** @description whether submitting the same job again may succeed */
+                retryable: boolean;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            completedAt: string | null;
+            model: string;
+            costMicroCents: number;
+            /** @description Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore */
+            queuePosition?: number;
+            /**
+             * Format: date-time
+             * @description Pending and processing jobs: when the job should complete, from observed run times; absent while its model variant is paused (no slots). An addition clients may ignore
+             */
+            estimatedCompletionTime?: string;
+        };
+        JobList: {
+            jobs: components["schemas"]["Job"][];
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "jobId": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "status": "pending",
+         *       "estimatedCompletionTime": "2026-01-01T00:04:00.000Z",
+         *       "costMicroCents": 2400000
+         *     }
+         */
+        SubmitResult: {
+            jobId: string;
+            requestId: string;
+            /** @constant */
+            status: "pending";
+            /** Format: date-time */
+            estimatedCompletionTime: string;
+            costMicroCents: number;
+        };
+        /**
+         * @example {
+         *       "baseCostMicroCents": 134000,
+         *       "estimatedCostMicroCents": 134000,
+         *       "breakdown": [
+         *         {
+         *           "component": "base",
+         *           "costMicroCents": 134000
+         *         },
+         *         {
+         *           "component": "resolution=1k",
+         *           "costMicroCents": 0
+         *         }
+         *       ],
+         *       "hasDiscount": false
+         *     }
+         * @example {
+         *       "baseCostMicroCents": 241200,
+         *       "estimatedCostMicroCents": 241200,
+         *       "breakdown": [
+         *         {
+         *           "component": "base",
+         *           "costMicroCents": 134000
+         *         },
+         *         {
+         *           "component": "resolution=4k",
+         *           "costMicroCents": 107200
+         *         }
+         *       ],
+         *       "hasDiscount": false
+         *     }
+         * @example {
+         *       "baseCostMicroCents": 2400000,
+         *       "estimatedCostMicroCents": 2400000,
+         *       "breakdown": [
+         *         {
+         *           "component": "base",
+         *           "costMicroCents": 1600000
+         *         },
+         *         {
+         *           "component": "resolution=720p",
+         *           "costMicroCents": 0
+         *         },
+         *         {
+         *           "component": "has_sound=true",
+         *           "costMicroCents": 800000
+         *         }
+         *       ],
+         *       "hasDiscount": false
+         *     }
+         */
+        Estimate: {
+            baseCostMicroCents: number;
+            estimatedCostMicroCents: number;
+            breakdown: {
+                component: string;
+                costMicroCents: number;
+            }[];
+            hasDiscount: boolean;
+            discounted?: {
+                type: string;
+                percentage: number;
+                savedMicroCents: number;
+            };
+        };
+        CancelResult: {
+            jobId: string;
+            /** @constant */
+            status: "cancelled";
+            refundedMicroCents: number;
+        };
+        WebhookEvent: {
+            /** @enum {string} */
+            type: "job.completed" | "job.failed";
+            /**
+             * Format: date-time
+             * @description When the job finished (its completedAt)
+             */
+            timestamp: string;
+            data: components["schemas"]["Job"];
+        };
+        CatalogModel: {
+            slug: string;
+            provider: {
+                id: string;
+                name: string;
+                logoUrl: string;
+            };
+            category: string;
+            capability: string;
+            pricing: {
+                /** @description micro-cents per generation, or per second of the perSecond field when that is present */
+                baseCredits: number;
+                /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
+                defaultCostMicroCents: number | null;
+                /**
+                 * @description a job is charged once, for the whole generation
+                 * @constant
+                 */
+                unit: "per_generation";
+                /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
+                perSecond?: {
+                    field: string;
+                };
+            };
+            tags: string[];
+            ratings: {
+                average: number;
+                count: number;
+            };
+        };
+        CatalogModelDetail: {
+            slug: string;
+            provider: {
+                id: string;
+                name: string;
+                logoUrl: string;
+            };
+            name: string;
+            description: string;
+            category: string;
+            capability: string;
+            /** @description JSON Schema of the job input */
+            inputSchema: {
+                [key: string]: unknown;
+            };
+            pricing: {
+                /** @description micro-cents per generation, or per second of the perSecond field when that is present */
+                baseCredits: number;
+                /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
+                defaultCostMicroCents: number | null;
+                /**
+                 * @description a job is charged once, for the whole generation
+                 * @constant
+                 */
+                unit: "per_generation";
+                /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
+                perSecond?: {
+                    field: string;
+                };
+            };
+            siblings: {
+                slug: string;
+                capability: string;
+            }[];
+        };
+        CatalogProvider: {
+            id: string;
+            name: string;
+            description: string;
+            logoUrl: string;
+            website: string;
+            color: string;
+            modelCount: number;
+        };
+        CatalogProviderDetail: {
+            id: string;
+            name: string;
+            description: string;
+            logoUrl: string;
+            website: string;
+            color: string;
+            models: {
+                slug: string;
+                name: string;
+                description: string;
+                category: string;
+                capability: string;
+                pricing: {
+                    /** @description micro-cents per generation, or per second of the perSecond field when that is present */
+                    baseCredits: number;
+                    /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
+                    defaultCostMicroCents: number | null;
+                    /**
+                     * @description a job is charged once, for the whole generation
+                     * @constant
+                     */
+                    unit: "per_generation";
+                    /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
+                    perSecond?: {
+                        field: string;
+                    };
+                };
+                tags: string[];
+            }[];
+        };
+        CapabilityGroup: {
+            id: string;
+            displayName: string;
+            label: string;
+            icon: string;
+            color: string;
+            order: number;
+        };
+        Category: {
+            id: string;
+            name: string;
+            description: string;
+            modelCount: number;
+        };
+        ModelList: {
+            models: {
+                id: string;
+                name: string;
+                description: string;
+                category: string;
+                currentVersion: string;
+                versionCount: number;
+                currentVersionPricing: {
+                    /** @description micro-cents per generation, or per second of the perSecond field when that is present */
+                    baseCredits: number;
+                    /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
+                    defaultCostMicroCents: number | null;
+                    /**
+                     * @description a job is charged once, for the whole generation
+                     * @constant
+                     */
+                    unit: "per_generation";
+                    /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
+                    perSecond?: {
+                        field: string;
+                    };
+                };
+                providerId: string;
+                providerName: string;
+            }[];
+        };
+        ProviderModelList: {
+            provider: {
+                id: string;
+                name: string;
+                description: string;
+                logoUrl: string;
+                website: string;
+                color: string;
+                categories: string[];
+                isActive: boolean;
+            };
+            models: {
+                id: string;
+                name: string;
+                description: string;
+                category: string;
+                currentVersion: string;
+                versionCount: number;
+                currentVersionPricing: {
+                    /** @description micro-cents per generation, or per second of the perSecond field when that is present */
+                    baseCredits: number;
+                    /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
+                    defaultCostMicroCents: number | null;
+                    /**
+                     * @description a job is charged once, for the whole generation
+                     * @constant
+                     */
+                    unit: "per_generation";
+                    /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
+                    perSecond?: {
+                        field: string;
+                    };
+                };
+            }[];
+        };
+        Account: {
+            /** @description The account the key belongs to */
+            account: string;
+            plan: string;
+            /** @description The plan's jobs pending or processing at once */
+            maxConcurrentJobs: number;
+            /** @description Credit for new jobs: granted, less what completed jobs cost and what is held */
+            balanceMicroCents: number;
+            /** @description Credit set aside for unfinished jobs and for submits of the last seconds; a refund or the unused part returns to the balance */
+            heldMicroCents: number;
+            /** @description Charged for completed jobs, in total */
+            spentMicroCents: number;
+        };
+        Presign: {
+            uploadUrl: string;
+            fileUrl: string;
+            /** Format: uuid */
+            fileId: string;
+            /** Format: date-time */
+            expiresAt: string;
+            maxSize: number;
+        };
+        PresignResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["Presign"];
+            requestId: string;
+        };
+        Upload: {
+            id: string;
+            filename: string;
+            /** @enum {string} */
+            contentType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "video/mp4" | "video/webm" | "audio/mpeg" | "audio/wav";
+            fileUrl: string;
+            /** @enum {string} */
+            status: "pending" | "expired";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description Not in the spec: whether the file has been PUT (a pending upload; fileUrl answers 404 until it has). Absent once expired, or when the store could not be asked. */
+            uploaded?: boolean;
+            /** @description Not in the spec: the stored size, once uploaded. */
+            sizeBytes?: number;
+        };
+        UploadResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["Upload"];
+            requestId: string;
+        };
         Problem: {
             type: string;
             title: string;
@@ -573,18 +965,7 @@ export interface components {
             }[];
         };
     };
-    responses: {
-        /** @description The path exists but not with this method; Allow lists the ones it has */
-        MethodNotAllowed: {
-            headers: {
-                Allow?: string;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem405"];
-            };
-        };
-    };
+    responses: never;
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -595,7 +976,10 @@ export interface operations {
     submitJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 hours the same key (per account) with the same body answers the same job, with Idempotent-Replayed: true; with another body, 409 IDEMPOTENCY_KEY_REUSED */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -618,18 +1002,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description true when the answer is the job an earlier submit with this Idempotency-Key made */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        jobId: string;
-                        requestId: string;
-                        /** @constant */
-                        status: "pending";
-                        /** Format: date-time */
-                        estimatedCompletionTime: string;
-                        costMicroCents: number;
-                    };
+                    "application/json": components["schemas"]["SubmitResult"];
                 };
             };
             /** @description Problem */
@@ -764,20 +1142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        baseCostMicroCents: number;
-                        estimatedCostMicroCents: number;
-                        breakdown: {
-                            component: string;
-                            costMicroCents: number;
-                        }[];
-                        hasDiscount: boolean;
-                        discounted?: {
-                            type: string;
-                            percentage: number;
-                            savedMicroCents: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["Estimate"];
                 };
             };
             /** @description Problem */
@@ -887,45 +1252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        jobs: {
-                            jobId: string;
-                            /** @enum {string} */
-                            status: "pending" | "processing" | "completed" | "failed" | "cancelled";
-                            progress: number;
-                            output: string | null;
-                            outputs: {
-                                url: string;
-                                /** @enum {string} */
-                                type: "video" | "image" | "audio" | "text";
-                                thumbnail?: string;
-                                posterImage?: string;
-                            }[] | null;
-                            error: {
-                                /**
-                                 * @description GENERATION_FAILED: the model failed; the others: see the README
-                                 * @enum {string}
-                                 */
-                                code: "GENERATION_FAILED" | "UPSTREAM_ERROR" | "TIMEOUT" | "OUTPUT_STORE_FAILED" | "INVALID_JOB" | "INVALID_OUTPUT" | "INTERNAL" | "MODEL_UNAVAILABLE" | "QUEUE_TIMEOUT" | "OUT_OF_MEMORY" | "UNSCHEDULABLE" | "POD_START_TIMEOUT" | "INFRASTRUCTURE_LOST";
-                                message: string;
-                                /** @description whether submitting the same job again may succeed */
-                                retryable: boolean;
-                            } | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            completedAt: string | null;
-                            model: string;
-                            costMicroCents: number;
-                            /** @description Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore */
-                            queuePosition?: number;
-                            /**
-                             * Format: date-time
-                             * @description Pending and processing jobs: when the job should complete, from observed run times; absent while its model variant is paused (no slots). An addition clients may ignore
-                             */
-                            estimatedCompletionTime?: string;
-                        }[];
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["JobList"];
                 };
             };
             /** @description Problem */
@@ -996,42 +1323,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        jobId: string;
-                        /** @enum {string} */
-                        status: "pending" | "processing" | "completed" | "failed" | "cancelled";
-                        progress: number;
-                        output: string | null;
-                        outputs: {
-                            url: string;
-                            /** @enum {string} */
-                            type: "video" | "image" | "audio" | "text";
-                            thumbnail?: string;
-                            posterImage?: string;
-                        }[] | null;
-                        error: {
-                            /**
-                             * @description GENERATION_FAILED: the model failed; the others: see the README
-                             * @enum {string}
-                             */
-                            code: "GENERATION_FAILED" | "UPSTREAM_ERROR" | "TIMEOUT" | "OUTPUT_STORE_FAILED" | "INVALID_JOB" | "INVALID_OUTPUT" | "INTERNAL" | "MODEL_UNAVAILABLE" | "QUEUE_TIMEOUT" | "OUT_OF_MEMORY" | "UNSCHEDULABLE" | "POD_START_TIMEOUT" | "INFRASTRUCTURE_LOST";
-                            message: string;
-                            /** @description whether submitting the same job again may succeed */
-                            retryable: boolean;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        completedAt: string | null;
-                        model: string;
-                        costMicroCents: number;
-                        /** @description Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore */
-                        queuePosition?: number;
-                        /**
-                         * Format: date-time
-                         * @description Pending and processing jobs: when the job should complete, from observed run times; absent while its model variant is paused (no slots). An addition clients may ignore
-                         */
-                        estimatedCompletionTime?: string;
-                    };
+                    "application/json": components["schemas"]["Job"];
                 };
             };
             /** @description Problem */
@@ -1097,7 +1389,10 @@ export interface operations {
     streamJobEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of the last event received: the stream resumes after it (EventSource sends it on reconnect) */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 jobId: string;
             };
@@ -1111,17 +1406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        /** @constant */
-                        event: "job";
-                        /** @description send back as Last-Event-ID to resume after it */
-                        id: string;
-                        /** @description the job record (as GET /v1/jobs/{jobId} answers it), as JSON */
-                        data: string;
-                        retry?: number;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "text/event-stream": string;
                 };
             };
             /** @description The client already holds the terminal record: nothing more will come */
@@ -1208,12 +1493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        jobId: string;
-                        /** @constant */
-                        status: "cancelled";
-                        refundedMicroCents: number;
-                    };
+                    "application/json": components["schemas"]["CancelResult"];
                 };
             };
             /** @description Problem */
@@ -1304,36 +1584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        slug: string;
-                        provider: {
-                            id: string;
-                            name: string;
-                            logoUrl: string;
-                        };
-                        category: string;
-                        capability: string;
-                        pricing: {
-                            /** @description micro-cents per generation, or per second of the perSecond field when that is present */
-                            baseCredits: number;
-                            /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
-                            defaultCostMicroCents: number | null;
-                            /**
-                             * @description a job is charged once, for the whole generation
-                             * @constant
-                             */
-                            unit: "per_generation";
-                            /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
-                            perSecond?: {
-                                field: string;
-                            };
-                        };
-                        tags: string[];
-                        ratings: {
-                            average: number;
-                            count: number;
-                        };
-                    }[];
+                    "application/json": components["schemas"]["CatalogModel"][];
                 };
             };
             /** @description Problem */
@@ -1384,41 +1635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        slug: string;
-                        provider: {
-                            id: string;
-                            name: string;
-                            logoUrl: string;
-                        };
-                        name: string;
-                        description: string;
-                        category: string;
-                        capability: string;
-                        /** @description JSON Schema of the job input */
-                        inputSchema: {
-                            [key: string]: unknown;
-                        };
-                        pricing: {
-                            /** @description micro-cents per generation, or per second of the perSecond field when that is present */
-                            baseCredits: number;
-                            /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
-                            defaultCostMicroCents: number | null;
-                            /**
-                             * @description a job is charged once, for the whole generation
-                             * @constant
-                             */
-                            unit: "per_generation";
-                            /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
-                            perSecond?: {
-                                field: string;
-                            };
-                        };
-                        siblings: {
-                            slug: string;
-                            capability: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["CatalogModelDetail"];
                 };
             };
             /** @description Problem */
@@ -1479,15 +1696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string;
-                        logoUrl: string;
-                        website: string;
-                        color: string;
-                        modelCount: number;
-                    }[];
+                    "application/json": components["schemas"]["CatalogProvider"][];
                 };
             };
             /** @description Problem */
@@ -1518,37 +1727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string;
-                        logoUrl: string;
-                        website: string;
-                        color: string;
-                        models: {
-                            slug: string;
-                            name: string;
-                            description: string;
-                            category: string;
-                            capability: string;
-                            pricing: {
-                                /** @description micro-cents per generation, or per second of the perSecond field when that is present */
-                                baseCredits: number;
-                                /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
-                                defaultCostMicroCents: number | null;
-                                /**
-                                 * @description a job is charged once, for the whole generation
-                                 * @constant
-                                 */
-                                unit: "per_generation";
-                                /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
-                                perSecond?: {
-                                    field: string;
-                                };
-                            };
-                            tags: string[];
-                        }[];
-                    };
+                    "application/json": components["schemas"]["CatalogProviderDetail"];
                 };
             };
             /** @description Problem */
@@ -1586,14 +1765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        displayName: string;
-                        label: string;
-                        icon: string;
-                        color: string;
-                        order: number;
-                    }[];
+                    "application/json": components["schemas"]["CapabilityGroup"][];
                 };
             };
         };
@@ -1613,12 +1785,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string;
-                        modelCount: number;
-                    }[];
+                    "application/json": components["schemas"]["Category"][];
                 };
             };
         };
@@ -1642,33 +1809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        models: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            category: string;
-                            currentVersion: string;
-                            versionCount: number;
-                            currentVersionPricing: {
-                                /** @description micro-cents per generation, or per second of the perSecond field when that is present */
-                                baseCredits: number;
-                                /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
-                                defaultCostMicroCents: number | null;
-                                /**
-                                 * @description a job is charged once, for the whole generation
-                                 * @constant
-                                 */
-                                unit: "per_generation";
-                                /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
-                                perSecond?: {
-                                    field: string;
-                                };
-                            };
-                            providerId: string;
-                            providerName: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ModelList"];
                 };
             };
             /** @description Problem */
@@ -1731,41 +1872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        provider: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            logoUrl: string;
-                            website: string;
-                            color: string;
-                            categories: string[];
-                            isActive: boolean;
-                        };
-                        models: {
-                            id: string;
-                            name: string;
-                            description: string;
-                            category: string;
-                            currentVersion: string;
-                            versionCount: number;
-                            currentVersionPricing: {
-                                /** @description micro-cents per generation, or per second of the perSecond field when that is present */
-                                baseCredits: number;
-                                /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
-                                defaultCostMicroCents: number | null;
-                                /**
-                                 * @description a job is charged once, for the whole generation
-                                 * @constant
-                                 */
-                                unit: "per_generation";
-                                /** @description for a model priced by the second: the input field whose seconds multiply baseCredits */
-                                perSecond?: {
-                                    field: string;
-                                };
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ProviderModelList"];
                 };
             };
             /** @description Problem */
@@ -1832,19 +1939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The account the key belongs to */
-                        account: string;
-                        plan: string;
-                        /** @description The plan's jobs pending or processing at once */
-                        maxConcurrentJobs: number;
-                        /** @description Credit for new jobs: granted, less what completed jobs cost and what is held */
-                        balanceMicroCents: number;
-                        /** @description Credit set aside for unfinished jobs and for submits of the last seconds; a refund or the unused part returns to the balance */
-                        heldMicroCents: number;
-                        /** @description Charged for completed jobs, in total */
-                        spentMicroCents: number;
-                    };
+                    "application/json": components["schemas"]["Account"];
                 };
             };
             /** @description Problem */
@@ -1907,20 +2002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: {
-                            uploadUrl: string;
-                            fileUrl: string;
-                            /** Format: uuid */
-                            fileId: string;
-                            /** Format: date-time */
-                            expiresAt: string;
-                            maxSize: number;
-                        };
-                        requestId: string;
-                    };
+                    "application/json": components["schemas"]["PresignResponse"];
                 };
             };
             /** @description Problem */
@@ -2009,28 +2091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: {
-                            id: string;
-                            filename: string;
-                            /** @enum {string} */
-                            contentType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "video/mp4" | "video/webm" | "audio/mpeg" | "audio/wav";
-                            fileUrl: string;
-                            /** @enum {string} */
-                            status: "pending" | "expired";
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            expiresAt: string;
-                            /** @description Not in the spec: whether the file has been PUT (a pending upload; fileUrl answers 404 until it has). Absent once expired, or when the store could not be asked. */
-                            uploaded?: boolean;
-                            /** @description Not in the spec: the stored size, once uploaded. */
-                            sizeBytes?: number;
-                        };
-                        requestId: string;
-                    };
+                    "application/json": components["schemas"]["UploadResponse"];
                 };
             };
             /** @description Problem */
@@ -2070,6 +2131,42 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem429"];
                 };
+            };
+        };
+    };
+    jobFinished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt of one notification: de-duplicate by it */
+                "webhook-id": string;
+                /** @description Seconds since the epoch of this attempt; refuse one far from your clock (replays) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation) of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes of the account's secret: the base64 after its `whsec_` prefix, decoded */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: no more attempts for this notification */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: no more attempts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,9 +1,6 @@
-import type { paths } from './openapi-types.ts';
+import type { components, paths } from './openapi-types.ts';
 
-type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
-type Ok<P extends keyof paths, M extends 'get' | 'post'> = paths[P][M] extends { responses: { 200: infer R } }
-  ? Json<R>
-  : never;
+type Named = components['schemas'];
 type Body<P extends keyof paths> = paths[P]['post'] extends {
   requestBody?: { content: { 'application/json': infer B } };
 }
@@ -14,28 +11,30 @@ type Query<P extends keyof paths> = paths[P]['get'] extends { parameters: { quer
   : never;
 
 /** A job's record (GET /v1/jobs/{jobId}); also what events and webhooks carry. */
-export type Job = Ok<'/v1/jobs/{jobId}', 'get'>;
+export type Job = Named['Job'];
 export type JobStatus = Job['status'];
 export type SubmitRequest = Body<'/v1/jobs/submit'>;
-export type SubmitResult = Ok<'/v1/jobs/submit', 'post'>;
+export type SubmitResult = Named['SubmitResult'];
+/** The body of a job's webhook: `data` is the Job as it finished. */
+export type WebhookEvent = Named['WebhookEvent'];
 export type EstimateRequest = Body<'/v1/jobs/estimate'>;
-export type Estimate = Ok<'/v1/jobs/estimate', 'post'>;
-export type CancelResult = Ok<'/v1/jobs/{jobId}/cancel', 'post'>;
-export type JobList = Ok<'/v1/jobs', 'get'>;
+export type Estimate = Named['Estimate'];
+export type CancelResult = Named['CancelResult'];
+export type JobList = Named['JobList'];
 export type JobListQuery = Query<'/v1/jobs'>;
 export type PresignRequest = Body<'/v1/uploads/presign'>;
-export type Presign = Ok<'/v1/uploads/presign', 'post'>;
-export type UploadRecord = Ok<'/v1/uploads/{id}', 'get'>;
-export type AccountSummary = Ok<'/v1/account', 'get'>;
-export type CatalogModel = Ok<'/v1/catalog/models', 'get'>[number];
-export type CatalogModelDetail = Ok<'/v1/catalog/models/{slug}', 'get'>;
+export type Presign = Named['PresignResponse'];
+export type UploadRecord = Named['UploadResponse'];
+export type AccountSummary = Named['Account'];
+export type CatalogModel = Named['CatalogModel'];
+export type CatalogModelDetail = Named['CatalogModelDetail'];
 export type CatalogFilter = Query<'/v1/catalog/models'>;
-export type CatalogProvider = Ok<'/v1/catalog/providers', 'get'>[number];
-export type CatalogProviderDetail = Ok<'/v1/catalog/providers/{id}', 'get'>;
-export type CapabilityGroup = Ok<'/v1/catalog/capability-groups', 'get'>[number];
-export type Category = Ok<'/v1/catalog/categories', 'get'>[number];
-export type ModelList = Ok<'/v1/models', 'get'>;
-export type ProviderModelList = Ok<'/v1/providers/{providerId}/models', 'get'>;
+export type CatalogProvider = Named['CatalogProvider'];
+export type CatalogProviderDetail = Named['CatalogProviderDetail'];
+export type CapabilityGroup = Named['CapabilityGroup'];
+export type Category = Named['Category'];
+export type ModelList = Named['ModelList'];
+export type ProviderModelList = Named['ProviderModelList'];
 
 /** The phases after which a job never changes. */
 export const TERMINAL: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];

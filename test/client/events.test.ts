@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents, type SseEvent } from '../../src/client/sse.ts';
+import { componentValidator } from '../support/contract.ts';
 import { type E2e, startE2e } from '../support/e2e.ts';
 
 let s: E2e;
@@ -29,7 +30,13 @@ async function stream(jobId: string, headers: Record<string, string> = {}, k = k
   });
   const events: SseEvent[] = [];
   if (res.ok && res.body && res.status === 200) for await (const e of readEvents(res.body)) events.push(e);
-  return { res, events, records: events.map((e) => JSON.parse(e.data)) };
+  const records = events.map((e) => JSON.parse(e.data));
+  // The document says each event's data is a Job: hold every record to it, as the contract
+  // check holds JSON answers (it does not read streams).
+  const isJob = componentValidator('Job');
+  for (const r of records)
+    if (!isJob(r)) throw new Error(`event data is not a Job: ${JSON.stringify(isJob.errors)}`);
+  return { res, events, records };
 }
 
 describe('GET /v1/jobs/{jobId}/events', () => {

@@ -12,30 +12,51 @@ interface Route {
 
 let routes: Route[] | undefined;
 
+/** The document's base URI inside the validator: refs (`#/components/…`) resolve against it. */
+const BASE = 'https://genjobs.invalid/openapi.json';
+/** A JSON pointer to `segments` as a URI fragment. */
+const pointer = (...segments: string[]) =>
+  `#/${segments.map((s) => encodeURIComponent(s.replaceAll('~', '~0').replaceAll('/', '~1'))).join('/')}`;
+
+let ajv: Ajv2020 | undefined;
+
+/**
+ * The OpenAPI document in a validator. Its answers are closed here (no field the
+ * document does not name), while the served document leaves them open for clients.
+ */
+function documentValidator(): Ajv2020 {
+  if (ajv) return ajv;
+  const doc = openApiDocument({ closedAnswers: true }) as Record<string, unknown>;
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ $id: BASE, paths: doc.paths, webhooks: doc.webhooks, components: doc.components });
+  return ajv;
+}
+
+/** A validator of the named schema of the document (`Job`, `Upload`, …). */
+export function componentValidator(name: string): ValidateFunction {
+  return documentValidator().compile({ $ref: `${BASE}${pointer('components', 'schemas', name)}` });
+}
+
 /** The OpenAPI document compiled into one validator per operation and status. */
 function compiled(): Route[] {
   if (routes) return routes;
+  const validator = documentValidator();
   const doc = openApiDocument() as {
     paths: Record<
       string,
-      Record<string, { responses: Record<string, { content: Record<string, { schema: object }> }> }>
+      Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>
     >;
-    components: { schemas: Record<string, object> };
   };
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-  ajv.addSchema({ $id: 'components', $defs: doc.components.schemas }, 'components');
   routes = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       const responses = new Map<string, ValidateFunction>();
       for (const [status, r] of Object.entries(op.responses)) {
-        if (!r.content) continue; // a status without a body (204)
-        const schema = Object.values(r.content)[0]?.schema as Record<string, unknown>;
-        const ref =
-          typeof schema.$ref === 'string' ? /^#\/components\/schemas\/(\w+)$/.exec(schema.$ref) : null;
-        const resolved = ref ? doc.components.schemas[ref[1] ?? '']! : schema;
-        responses.set(status, ajv.compile(resolved));
+        const media = Object.keys(r.content ?? {})[0];
+        if (!media) continue; // a status without a body (204)
+        const at = pointer('paths', path, method, 'responses', status, 'content', media, 'schema');
+        responses.set(status, validator.compile({ $ref: `${BASE}${at}` }));
       }
       // A {slug} holds slashes; other parameters are one segment.
       const source = path.replace(/\{slug\}/g, '(.+)').replace(/\{\w+\}/g, '([^/]+)');

@@ -6,6 +6,7 @@ import { WebhookSecrets } from '../../src/accounts/webhook-secret.ts';
 import type { RunningController } from '../../src/controller/main.ts';
 import { getSecret } from '../../src/k8s/secrets.ts';
 import { eventually, kubeconfigPath } from '../support/cluster.ts';
+import { componentValidator } from '../support/contract.ts';
 import { startTestController } from '../support/controller.ts';
 import { startTestApi, type TestService } from '../support/service.ts';
 import { finish, submit, webhookOf } from './jobs.ts';
@@ -48,8 +49,13 @@ async function genjobs(...args: string[]): Promise<string> {
   return stdout;
 }
 
+const isWebhookEvent = componentValidator('WebhookEvent');
+
+/** Verifies a delivery (the standardwebhooks library) and holds its body to the document's WebhookEvent. */
 function verify(secret: string, r: Received) {
-  return new Webhook(secret).verify(r.body, r.headers) as { type: string; timestamp: string; data: unknown };
+  const event = new Webhook(secret).verify(r.body, r.headers);
+  if (!isWebhookEvent(event)) throw new Error(`not a WebhookEvent: ${JSON.stringify(isWebhookEvent.errors)}`);
+  return event as { type: string; timestamp: string; data: unknown };
 }
 
 async function jobRecord(jobId: string) {

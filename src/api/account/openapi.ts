@@ -1,4 +1,4 @@
-import { addOperations } from '../openapi.ts';
+import { addOperations, component } from '../openapi.ts';
 import { AccountSummary } from './schemas.ts';
 
 // Registered once, when the account routes are first loaded.
@@ -11,7 +11,7 @@ addOperations([
     description:
       "Any valid key of the account may read it. The figures are the ledger's as this api replica last saw them (milliseconds behind a write); credit leased for submits of the last few seconds counts as held until its unused part returns.",
     security: 'bearer',
-    responses: { 200: AccountSummary },
+    responses: { 200: component('Account', AccountSummary) },
     errors: [401, 503],
   },
 ]);

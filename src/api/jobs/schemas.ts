@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOB_FAILURE_CODES } from '../../jobs/failure.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../webhooks/deliver.ts';
 
 /**
  * Request and response shapes of the job endpoints. Requests are parsed with these
@@ -122,6 +123,15 @@ export const JobRecord = z.object({
     .describe(
       'Pending and processing jobs: when the job should complete, from observed run times; absent while its model variant is paused (no slots). An addition clients may ignore',
     ),
+});
+
+/** The body of a job's webhook (README, Webhooks): the same on every attempt. */
+export const WebhookEvent = z.object({
+  type: z.enum(WEBHOOK_EVENT_TYPES),
+  timestamp: z.iso.datetime().describe('When the job finished (its completedAt)'),
+  // The job as GET /v1/jobs/{jobId} showed it when it finished (not described here: a
+  // described copy would be a schema of its own, not the document's Job).
+  data: JobRecord,
 });
 
 const estimateOf = (breakdown: Array<[string, number]>) => {

@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import { addOperations } from '../openapi.ts';
+import { addOperations, component } from '../openapi.ts';
 import { PresignRequest, PresignResult, UploadRecord } from './schemas.ts';
 
 /** The `{success, data, requestId}` envelope of the upload endpoints (spec 4.5, 4.6). */
 const wrapped = (data: z.ZodType) => z.object({ success: z.literal(true), data, requestId: z.string() });
+
+const PresignAnswer = component('PresignResponse', wrapped(component('Presign', PresignResult)));
+const UploadAnswer = component('UploadResponse', wrapped(component('Upload', UploadRecord)));
 
 // Registered once, when the upload routes are first loaded.
 addOperations([
@@ -16,7 +19,7 @@ addOperations([
     security: 'bearer',
     scope: 'submit_job',
     body: PresignRequest,
-    responses: { 200: wrapped(PresignResult) },
+    responses: { 200: PresignAnswer },
     links: { GetUpload: { operationId: 'getUpload', parameters: { id: '$response.body#/data/fileId' } } },
     errors: [400, 401, 403, 413, 415, 503],
   },
@@ -26,7 +29,7 @@ addOperations([
     operationId: 'getUpload',
     summary: 'Get an upload of the account',
     security: 'bearer',
-    responses: { 200: wrapped(UploadRecord) },
+    responses: { 200: UploadAnswer },
     errors: [400, 401, 404],
   },
 ]);
