@@ -31,17 +31,18 @@ afterAll(async () => {
   await s?.stop();
 });
 
-/** Every operation of the served document, as "METHOD path". */
+/** Every operation of the served document, as "METHOD path", and its webhooks, as "METHOD name". */
 async function documented(): Promise<string[]> {
   const doc = (await (await fetch(`${s.url}/v1/openapi.json`)).json()) as ReturnType<typeof openApiDocument>;
-  const paths = doc.paths as Record<string, Record<string, unknown>>;
-  return Object.entries(paths).flatMap(([path, ops]) =>
-    Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
-  );
+  const listed = (group: unknown) =>
+    Object.entries(group as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+  return [...listed(doc.paths), ...listed(doc.webhooks)];
 }
 
 describe('GET /docs in a real browser', () => {
-  it('loads with no console errors and lists every operation of the OpenAPI document', async () => {
+  it('loads with no console errors and lists every operation and webhook of the OpenAPI document', async () => {
     const shown = await page.locator('.opblock').evaluateAll((blocks) =>
       blocks.map((b) => {
         const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? '';

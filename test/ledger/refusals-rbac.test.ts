@@ -64,9 +64,10 @@ describe('refused submits under the chart RBAC', () => {
       const problem = await refused.json();
       expect([refused.status, problem.code]).toEqual([429, 'CONCURRENT_JOBS_EXCEEDED']);
       // Its two jobs may still wait for a slot: the message counts them as not finished.
-      expect(problem.detail).toBe(
-        'plan free allows 2 concurrent jobs and the account has 2 not finished (waiting or running)',
+      expect(problem.detail).toMatch(
+        /^plan free allows 2 concurrent jobs and the account has 2 not finished \(waiting or running\); try again in \d+ s$/,
       );
+      expect(problem.detail).toContain(`try again in ${refused.headers.get('retry-after')} s`);
     }
     const jobs = (await s.r.jobs.listAll()).filter((j) => j.spec.account === 'busy');
     expect(jobs).toHaveLength(2);
