@@ -16,6 +16,9 @@ import { createLogger, type Logger } from './log.ts';
 const program = new Command('genjobs')
   .description('Asynchronous image and video generation jobs on Kubernetes')
   .showHelpAfterError()
+  // A usage mistake (a missing argument, an unknown option, a value a parser refused) exits
+  // 2 in every subcommand, which inherit this; help exits 0.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
   .addOption(
     new Option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config or in-cluster)'),
   )

@@ -17,6 +17,9 @@ export interface NewAccount {
 }
 
 /** Administrative operations on Accounts and ApiKeys, shared by the CLI and dev mode. */
+/** The most an account's total grant may be (the Account CRD's bound on grantedMicroCents). */
+export const MAX_GRANT_MICRO_CENTS = 1_000_000_000_000_000;
+
 export class AccountAdmin {
   private readonly r: Resources;
 
@@ -29,6 +32,12 @@ export class AccountAdmin {
       throw new AppError(
         'VALIDATION_ERROR',
         'an account name is a lower-case DNS label (a-z, 0-9, -), at most 63 characters',
+      );
+    }
+    if ((a.grantMicroCents ?? 0) > MAX_GRANT_MICRO_CENTS) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `a grant is at most ${MAX_GRANT_MICRO_CENTS} micro-cents ($1,000,000,000; a micro-cent is a millionth of a dollar)`,
       );
     }
     try {
@@ -55,7 +64,14 @@ export class AccountAdmin {
     }
     return retryOnConflict(async () => {
       const current = await this.getAccount(name);
-      current.spec.grantedMicroCents += microCents;
+      const total = current.spec.grantedMicroCents + microCents;
+      if (total > MAX_GRANT_MICRO_CENTS) {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `the total grant would be ${total} micro-cents, past the most an account holds (${MAX_GRANT_MICRO_CENTS}, $1,000,000,000; a micro-cent is a millionth of a dollar)`,
+        );
+      }
+      current.spec.grantedMicroCents = total;
       return this.r.accounts.update(current);
     });
   }

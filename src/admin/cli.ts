@@ -1,10 +1,78 @@
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { AccountAdmin } from '../accounts/admin.ts';
 import type { AccountWebhookSecret, WebhookSecrets } from '../accounts/webhook-secret.ts';
+import { configSchema } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { statusOf } from '../k8s/errors.ts';
 import type { Account, ApiKey } from '../k8s/types.ts';
 import { parseDuration } from './duration.ts';
 
 type Output = { output?: string };
+
+/** Exit codes of the admin commands, as the user commands have them: 2 is a usage mistake. */
+const EXIT = { failed: 1, usage: 2 } as const;
+
+/**
+ * Runs an admin action; a refusal becomes one line on stderr and an exit code, not a stack
+ * trace: the service's own refusals (a bad name, an unknown account) and the apiserver's
+ * (its message, e.g. a value past a CRD bound) exit 2, anything else (no cluster, no
+ * kubeconfig) 1. GENJOBS_DEBUG=1 prints the stack as well.
+ */
+function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      const status = statusOf(err);
+      const refused = err instanceof AppError || (status?.code !== undefined && status.code < 500);
+      const missing = (err as { code?: string; path?: string }).code === 'ENOENT';
+      const message =
+        status?.message ??
+        (missing
+          ? `cannot read ${(err as { path?: string }).path}: no such file (--kubeconfig or $KUBECONFIG)`
+          : err instanceof Error
+            ? err.message
+            : String(err));
+      console.error(`genjobs: ${status?.message ? `the apiserver refused it: ${message}` : message}`);
+      if (process.env.GENJOBS_DEBUG && err instanceof Error) console.error(err.stack);
+      process.exitCode = refused ? EXIT.usage : EXIT.failed;
+    }
+  };
+}
+
+/** An option or argument parser whose refusal commander reports as a usage error. */
+const parsed =
+  <T>(parse: (v: string) => T) =>
+  (v: string): T => {
+    try {
+      return parse(v);
+    } catch (err) {
+      throw new InvalidArgumentError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+const outputOption = () => new Option('-o, --output <format>', 'json for scripts').choices(['json']);
+
+/**
+ * The plans the service knows: GENJOBS_PLANS as the chart sets it for the api and the
+ * controller (default free, pro, enterprise). An account on another plan could never run a job.
+ */
+function planOf(v: string): string {
+  const plans = configSchema.shape.GENJOBS_PLANS.safeParse(process.env.GENJOBS_PLANS);
+  if (!plans.success) throw new Error('GENJOBS_PLANS is not like free=2,pro=20,enterprise=100');
+  if (!(v in plans.data)) {
+    throw new Error(
+      `unknown plan ${JSON.stringify(v)}: one of ${Object.keys(plans.data).join(', ')} (GENJOBS_PLANS, as the chart's plans)`,
+    );
+  }
+  return v;
+}
+
+const percent = (v: string) => {
+  const n = int(v);
+  if (n > 100) throw new Error(`a percentage is 0 to 100: ${v}`);
+  return n;
+};
 
 /** The Kubernetes client is loaded only when an admin command runs, not for every `genjobs`. */
 async function admin(cmd: Command): Promise<AccountAdmin> {
@@ -58,6 +126,7 @@ const list = (v: string) =>
     .filter(Boolean);
 const int = (v: string) => {
   if (!/^\d+$/.test(v)) throw new Error(`not a whole number: ${v}`);
+  if (!Number.isSafeInteger(Number(v))) throw new Error(`too large: ${v}`);
   return Number(v);
 };
 
@@ -90,111 +159,144 @@ export function registerAdminCommands(program: Command): void {
   const accounts = program.command('accounts').description('manage accounts and their credit');
   accounts
     .command('create <name>')
-    .option('--plan <plan>', 'plan (sets the concurrent job limit)', 'free')
-    .option('--grant <microcents>', 'initial credit in micro-cents', int, 0)
+    .description('create an account (its credit and plan)')
+    .option(
+      '--plan <plan>',
+      'plan (sets the concurrent job limit): free, pro, enterprise',
+      parsed(planOf),
+      'free',
+    )
+    .option('--grant <microcents>', 'initial credit in micro-cents', parsed(int), 0)
     .option('--segments <list>', 'comma-separated segments (segment-visible models)', list)
     .option('--allowed-models <list>', 'comma-separated private model slugs the account may use', list)
-    .option('--discount-percent <n>', 'discount on every job, 0-100', int)
-    .option('-o, --output <format>', 'json for scripts')
-    .action(async (name: string, o, cmd: Command) => {
-      const a = await (await admin(cmd)).createAccount({
-        name,
-        plan: o.plan,
-        grantMicroCents: o.grant,
-        segments: o.segments,
-        allowedModels: o.allowedModels,
-        discountPercent: o.discountPercent,
-      });
-      print(
-        o,
-        a,
-        () =>
-          `account ${name} created (plan ${a.spec.plan}, granted ${a.spec.grantedMicroCents} micro-cents)`,
-      );
-    });
+    .option('--discount-percent <n>', 'discount on every job, 0-100', parsed(percent))
+    .addOption(outputOption())
+    .action(
+      run(async (name: string, o, cmd: Command) => {
+        const a = await (await admin(cmd)).createAccount({
+          name,
+          plan: o.plan,
+          grantMicroCents: o.grant,
+          segments: o.segments,
+          allowedModels: o.allowedModels,
+          discountPercent: o.discountPercent,
+        });
+        print(
+          o,
+          a,
+          () =>
+            `account ${name} created (plan ${a.spec.plan}, granted ${a.spec.grantedMicroCents} micro-cents)`,
+        );
+      }),
+    );
   accounts
-    .command('grant <name> <microcents>')
+    .command('grant')
     .description('add credit (raises the total grant)')
-    .option('-o, --output <format>', 'json for scripts')
-    .action(async (name: string, amount: string, o, cmd: Command) => {
-      const a = await (await admin(cmd)).grant(name, int(amount));
-      print(o, a, () => `account ${name}: total granted now ${a.spec.grantedMicroCents} micro-cents`);
-    });
+    .argument('<name>', 'the account')
+    .argument('<microcents>', 'credit to add, in micro-cents', parsed(int))
+    .addOption(outputOption())
+    .action(
+      run(async (name: string, amount: number, o, cmd: Command) => {
+        const a = await (await admin(cmd)).grant(name, amount);
+        print(o, a, () => `account ${name}: total granted now ${a.spec.grantedMicroCents} micro-cents`);
+      }),
+    );
   accounts
     .command('get <name>')
-    .option('-o, --output <format>', 'json for scripts')
-    .action(async (name: string, o, cmd: Command) => {
-      const a = await (await admin(cmd)).getAccount(name);
-      print(o, a, () => `${ACCOUNT_HEADER}\n${accountRow(a)}`);
-    });
+    .description("an account's plan, balance, credit held, grant and spend")
+    .addOption(outputOption())
+    .action(
+      run(async (name: string, o, cmd: Command) => {
+        const a = await (await admin(cmd)).getAccount(name);
+        print(o, a, () => `${ACCOUNT_HEADER}\n${accountRow(a)}`);
+      }),
+    );
   accounts
     .command('list')
-    .option('-o, --output <format>', 'json for scripts')
-    .action(async (o, cmd: Command) => {
-      const all = await (await admin(cmd)).listAccounts();
-      print(o, all, () => [ACCOUNT_HEADER, ...all.map(accountRow)].join('\n'));
-    });
+    .description('every account of the namespace')
+    .addOption(outputOption())
+    .action(
+      run(async (o, cmd: Command) => {
+        const all = await (await admin(cmd)).listAccounts();
+        print(o, all, () => [ACCOUNT_HEADER, ...all.map(accountRow)].join('\n'));
+      }),
+    );
 
   accounts
     .command('webhook-secret <name>')
     .description("show the account's webhook signing secret (whsec_…), made on first use")
     .option('--rotate', 'make a new secret; the old one keeps signing during the overlap')
-    .option('--overlap <duration>', 'how long the old secret keeps signing after --rotate', '24h')
+    .option(
+      '--overlap <duration>',
+      'how long the old secret keeps signing after --rotate',
+      parsed(parseDuration),
+      parseDuration('24h'),
+    )
     .addOption(
       new Option('--secret-namespace <ns>', "namespace of the webhook Secrets (default: the service's)").env(
         'GENJOBS_WEBHOOK_SECRET_NAMESPACE',
       ),
     )
-    .option('-o, --output <format>', 'json for scripts')
-    .action(async (name: string, o, cmd: Command) => {
-      const { admin, secrets } = await secretsAdmin(cmd);
-      const account = await admin.getAccount(name);
-      const owner = { name, uid: account.metadata.uid };
-      const s = o.rotate
-        ? await secrets.rotate(name, parseDuration(o.overlap), owner)
-        : await secrets.ensure(name, owner);
-      print(o, s, () => secretText(s, Boolean(o.rotate)));
-    });
+    .addOption(outputOption())
+    .action(
+      run(async (name: string, o, cmd: Command) => {
+        const { admin, secrets } = await secretsAdmin(cmd);
+        const account = await admin.getAccount(name);
+        const owner = { name, uid: account.metadata.uid };
+        const s = o.rotate ? await secrets.rotate(name, o.overlap, owner) : await secrets.ensure(name, owner);
+        print(o, s, () => secretText(s, Boolean(o.rotate)));
+      }),
+    );
 
   const keys = program.command('keys').description('manage API keys');
   keys
     .command('create')
+    .description('make an API key of an account (printed once)')
     .requiredOption('--account <name>', 'account the key acts for')
     .requiredOption('--scopes <list>', 'comma-separated: submit_job, check_status, list_models', list)
-    .option('--expires-in <duration>', 'lifetime, e.g. 30d or 12h')
-    .option('-o, --output <format>', 'json for scripts')
-    .action(async (o, cmd: Command) => {
-      const { key, apiKey } = await (await admin(cmd)).createKey(
-        o.account,
-        o.scopes,
-        o.expiresIn ? parseDuration(o.expiresIn) : undefined,
-      );
-      print(
-        o,
-        {
-          key,
-          name: apiKey.metadata.name,
-          prefix: apiKey.spec.prefix,
-          scopes: apiKey.spec.scopes,
-          expiresAt: apiKey.spec.expiresAt ?? null,
-        },
-        () =>
-          `${key}\n\nThis is the only time the key is shown; it is stored hashed as ApiKey ${apiKey.metadata.name}.`,
-      );
-    });
+    .option('--expires-in <duration>', 'lifetime, e.g. 30d or 12h', parsed(parseDuration))
+    .addOption(outputOption())
+    .action(
+      run(async (o, cmd: Command) => {
+        const { key, apiKey } = await (await admin(cmd)).createKey(o.account, o.scopes, o.expiresIn);
+        print(
+          o,
+          {
+            key,
+            name: apiKey.metadata.name,
+            prefix: apiKey.spec.prefix,
+            scopes: apiKey.spec.scopes,
+            expiresAt: apiKey.spec.expiresAt ?? null,
+          },
+          () => key,
+        );
+        // On stderr, so KEY=$(genjobs keys create …) holds the key alone.
+        if (o.output !== 'json') {
+          console.error(
+            `This is the only time the key is shown; it is stored hashed as ApiKey ${apiKey.metadata.name}.`,
+          );
+        }
+      }),
+    );
   keys
     .command('list')
+    .description('API keys (their prefixes, never the keys)')
     .option('--account <name>', "only this account's keys")
-    .option('-o, --output <format>', 'json for scripts')
-    .action(async (o, cmd: Command) => {
-      const all = await (await admin(cmd)).listKeys(o.account);
-      print(o, all, () => [KEY_HEADER, ...all.map(keyRow)].join('\n'));
-    });
+    .addOption(outputOption())
+    .action(
+      run(async (o, cmd: Command) => {
+        const all = await (await admin(cmd)).listKeys(o.account);
+        print(o, all, () => [KEY_HEADER, ...all.map(keyRow)].join('\n'));
+      }),
+    );
   keys
     .command('revoke <name>')
-    .option('-o, --output <format>', 'json for scripts')
-    .action(async (name: string, o, cmd: Command) => {
-      await (await admin(cmd)).revokeKey(name);
-      print(o, { revoked: name }, () => `API key ${name} revoked`);
-    });
+    .description('disable an API key at once')
+    .addOption(outputOption())
+    .action(
+      run(async (name: string, o, cmd: Command) => {
+        await (await admin(cmd)).revokeKey(name);
+        print(o, { revoked: name }, () => `API key ${name} revoked`);
+      }),
+    );
 }

@@ -239,3 +239,55 @@ describe('API keys', () => {
     expect(logs.lines.length).toBeGreaterThan(0);
   });
 });
+
+describe('the admin CLI', () => {
+  const env = () => ({ ...process.env, KUBECONFIG: kubeconfigPath() });
+  /** Runs `genjobs -n NS …`; resolves with its exit code and output, whatever the code. */
+  const cli = (...args: string[]) =>
+    run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, ...args], {
+      env: env(),
+    }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({
+        code: e.code,
+        stdout: e.stdout,
+        stderr: e.stderr,
+      }),
+    );
+
+  it('refuses bad input with one line and exit 2, and writes nothing', async () => {
+    await s.admin.createAccount({ name: 'operated', plan: 'pro', grantMicroCents: 10_000_000 });
+    const refusals: Array<[string[], RegExp]> = [
+      [
+        ['accounts', 'create', 'gilded', '--plan', 'gold'],
+        /unknown plan "gold": one of free, pro, enterprise/,
+      ],
+      [['accounts', 'create', 'gilded', '--grant', '-5'], /not a whole number/],
+      [['accounts', 'create', 'gilded', '--discount-percent', '150'], /a percentage is 0 to 100/],
+      [['accounts', 'grant', 'operated', '99999999999999999999'], /too large/],
+      [['accounts', 'grant', 'operated', '999999999999999'], /past the most an account holds/],
+      [['accounts', 'get', 'nosuch'], /account nosuch not found/],
+      [
+        ['keys', 'create', '--account', 'operated', '--scopes', 'check_status', '--expires-in', '30x'],
+        /not a duration/,
+      ],
+      [['accounts', 'list', '-o', 'yaml'], /Allowed choices are json/],
+    ];
+    for (const [args, message] of refusals) {
+      const r = await cli(...args);
+      expect([args.join(' '), r.code]).toEqual([args.join(' '), 2]);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/^\s+at /m); // no stack trace
+    }
+    expect(await s.r.accounts.get('gilded')).toBeUndefined();
+    expect((await account('operated')).spec.grantedMicroCents).toBe(10_000_000);
+    expect((await s.r.apiKeys.listAll()).filter((k) => k.spec.account === 'operated')).toEqual([]);
+  });
+
+  it('keys create prints the key alone on stdout, so a script can capture it', async () => {
+    const r = await cli('keys', 'create', '--account', 'operated', '--scopes', 'check_status');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^gjk_[A-Za-z0-9]{40}\n$/);
+    expect(r.stderr).toMatch(/only time the key is shown/);
+  });
+});
