@@ -140,6 +140,20 @@ describe('job API', () => {
     expect(Math.abs(Number(refused.headers.get('retry-after')) - expected)).toBeLessThanOrEqual(2);
   });
 
+  it('refuses a submit on a plan the service does not have for good (403, not retryable), making nothing', async () => {
+    const gilded = await svc.account({ name: 'gilded', plan: 'gold' });
+    const res = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key: gilded,
+      json: { model: IMAGE, input: { prompt: 'g' } },
+    });
+    const problem = await res.json();
+    expect([res.status, problem.code, problem.retryable]).toEqual([403, 'UNAUTHORIZED_ACCESS', false]);
+    expect(problem.detail).toMatch(/plan gold is not one this service has \(free, pro, enterprise\)/);
+    expect(res.headers.get('retry-after')).toBeNull();
+    expect((await svc.r.jobs.listAll()).filter((j) => j.spec.account === 'gilded')).toEqual([]);
+  });
+
   it('cancels a pending job with a full refund, once; a second cancel is a 409', async () => {
     // Earlier submits' leases have given back their unused credit (1 s terms).
     await new Promise((r) => setTimeout(r, 2_100));

@@ -143,6 +143,7 @@ export class JobService {
     }
 
     const maxConcurrent = this.o.plans[account.spec.plan] ?? 0;
+    if (maxConcurrent === 0) throw this.noJobs(account.spec.plan);
     // Refusals come before the create: the api may not delete jobs (the chart's Role), and a
     // job left behind by a refusal would answer a replay of its key without holding money.
     const slot = this.gate.enter(accountName, jobId, maxConcurrent);
@@ -238,6 +239,22 @@ export class JobService {
   }
 
   /** The answer to a submit over the plan's concurrency. */
+  /**
+   * A plan that allows no jobs (not one of GENJOBS_PLANS, or set to 0): waiting would not
+   * help, so not CONCURRENT_JOBS_EXCEEDED, whose retries would never end.
+   */
+  private noJobs(plan: string): AppError {
+    const known = Object.entries(this.o.plans)
+      .filter(([, n]) => n > 0)
+      .map(([p]) => p);
+    return new AppError(
+      'UNAUTHORIZED_ACCESS',
+      plan in this.o.plans
+        ? `the account's plan ${plan} allows no jobs; an operator can move it to another plan`
+        : `the account's plan ${plan} is not one this service has (${known.join(', ')}), so it may run no jobs; an operator must set a known plan`,
+    );
+  }
+
   /**
    * The plan's limit refusal. Retry-After is when the first of the account's unfinished jobs
    * should end; without an estimate (jobs not cached yet, variants paused), a quarter of a
