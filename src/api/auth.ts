@@ -56,11 +56,18 @@ export class Authenticator {
           source === 'bearer' ? 'an Authorization: Bearer <API key> header' : 'an x-api-key header';
         throw new AppError('UNAUTHENTICATED', `this endpoint needs ${where}`);
       }
-      const principal = await this.authenticate(key);
+      let principal: Principal;
+      try {
+        principal = await this.authenticate(key);
+      } catch (err) {
+        // The log line names the key refused (its resource, from the hash: never the key).
+        if (KEY_PATTERN.test(key)) locals(res).key = apiKeyName(hashKey(key));
+        throw err;
+      }
+      locals(res).principal = principal;
       if (scope && !principal.key.spec.scopes.includes(scope)) {
         throw new AppError('INSUFFICIENT_SCOPE', `this API key lacks the ${scope} scope`);
       }
-      locals(res).principal = principal;
       this.opts.limit?.(principal, req);
       next();
     };

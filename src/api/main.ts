@@ -139,7 +139,11 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
       metrics.jobsSubmitted.inc({ model });
       metrics.creditsCharged.inc(cost);
     },
-    onCancelled: (_model, refunded) => metrics.creditsRefunded.inc(refunded),
+    // The api writes cancels, so it counts them; the controller counts the other endings.
+    onCancelled: (model, refunded) => {
+      metrics.jobsFinished.inc({ model, phase: 'cancelled' });
+      metrics.creditsRefunded.inc(refunded);
+    },
   });
 
   const blob = createBlob(blobConfigSchema.parse(blobSettings(config)), {

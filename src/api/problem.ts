@@ -96,6 +96,7 @@ export function sendProblem(res: Response, error: AppError): void {
   const e =
     l.wrapped && error.code === 'MALFORMED_REQUEST' ? new AppError('VALIDATION_ERROR', error.message) : error;
   const status = httpStatus(e.code);
+  l.code = e.code;
   if (e.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.ceil(e.retryAfterSeconds)));
   // A 401 says how to authenticate (RFC 9110): a Bearer token (RFC 6750: invalid_token for a
   // key that was sent and refused), or the x-api-key header of the endpoints that read it.

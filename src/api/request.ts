@@ -20,6 +20,11 @@ export interface Locals {
   credentialSource?: 'bearer' | 'x-api-key';
   /** Route template for metrics (low cardinality), e.g. /v1/jobs/:jobId. */
   route?: string;
+  /** For the request's log line: the job it made or named. */
+  jobId?: string;
+  /** For the log line: the code of a refusal, and the ApiKey resource of a refused key. */
+  code?: string;
+  key?: string;
 }
 
 export function locals(res: Response): Locals {
@@ -52,6 +57,9 @@ export function requestContext(log: Logger) {
           status: res.statusCode,
           ms: Math.round(ms * 10) / 10,
           account: l.principal?.account.metadata.name,
+          jobId: l.jobId,
+          code: l.code,
+          key: l.key,
         },
         'request',
       );

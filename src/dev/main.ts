@@ -67,7 +67,7 @@ export async function devMain(): Promise<void> {
   // One archive for both parts: PGlite is one process's database.
   const archive = await openArchive(config, log);
   const stops: Array<() => Promise<void>> = [() => cp.stop(), async () => archive?.close()];
-  const api = await startApi({ config, kube, log: log.child({ part: 'api' }), archive });
+  const api = await startApi({ config, kube, log: log.child({ service: 'api' }), archive });
   stops.unshift(() => api.stop());
   // The user commands (genjobs run, jobs, …) find the api here when GENJOBS_URL is unset.
   await writeFile(join(dir, 'api-url'), `${api.url}\n`);
@@ -78,13 +78,13 @@ export async function devMain(): Promise<void> {
       GENJOBS_BLOB_INTERNAL_URL: `${api.url}/files`,
     },
     kube,
-    log: log.child({ part: 'controller' }),
+    log: log.child({ service: 'controller' }),
     archive,
   });
   stops.unshift(() => controller.stop());
   // No kubelet here: the node agent runs worker Pods as local `genjobs worker` processes.
   const agent = new NodeAgent(kube, {
-    log: log.child({ part: 'node-agent' }),
+    log: log.child({ service: 'node-agent' }),
     commandMap: genjobsCommandMap(),
     logDir: join(dir, 'pod-logs'),
   });

@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiKeyName, hashKey } from '../../src/accounts/keys.ts';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { imbalance } from '../../src/ledger/ops.ts';
@@ -289,5 +290,78 @@ describe('the admin CLI', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^gjk_[A-Za-z0-9]{40}\n$/);
     expect(r.stderr).toMatch(/only time the key is shown/);
+  });
+});
+
+describe('what an operator reads at 3 a.m.', () => {
+  /** The log lines so far whose fields include `fields`. */
+  const logged = (fields: Record<string, unknown>) =>
+    logs.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => Object.entries(fields).every(([k, v]) => l[k] === v));
+
+  it("follows a job by its id through the api's and the controller's lines", async () => {
+    const key = await s.account({ name: 'traced' });
+    const submitted = await s.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: IMAGE, input: { prompt: 'traced' } },
+    });
+    const { jobId } = await submitted.json();
+    await eventually(
+      async () => (await (await s.call(`/v1/jobs/${jobId}`, { key })).json()).status === 'completed',
+      30_000,
+      'the job completed',
+    );
+    expect(logged({ msg: 'request', jobId, route: '/v1/jobs/submit' })).toEqual([
+      expect.objectContaining({
+        status: 200,
+        account: 'traced',
+        requestId: submitted.headers.get('x-request-id'),
+      }),
+    ]);
+    await eventually(
+      async () => logged({ msg: 'job completed', jobId }).length === 1,
+      5_000,
+      'the end logged',
+    );
+    expect(logged({ msg: 'job started', jobId })).toEqual([
+      expect.objectContaining({ account: 'traced', model: IMAGE, from: 'pending', attempt: 1 }),
+    ]);
+    expect(logged({ msg: 'job completed', jobId })[0]).toMatchObject({
+      account: 'traced',
+      from: 'processing',
+    });
+    expect(logged({ msg: 'job completed', jobId })[0]!.seconds).toBeGreaterThan(0);
+  });
+
+  it('names the code of a refusal and the key refused, never the key', async () => {
+    const made = `gjk_${'Z'.repeat(40)}`;
+    const res = await s.call('/v1/jobs', { key: made });
+    expect(res.status).toBe(401);
+    const line = logged({ msg: 'request', requestId: res.headers.get('x-request-id') })[0];
+    expect(line).toMatchObject({ status: 401, code: 'INVALID_API_KEY', key: apiKeyName(hashKey(made)) });
+    expect(JSON.stringify(line)).not.toContain(made.slice(4));
+  });
+
+  it('counts a cancelled job among the finished ones (the api writes cancels)', async () => {
+    const key = await s.account({ name: 'changed-mind' });
+    await s.controller.stop(); // so the job stays pending
+    try {
+      const { jobId } = await (
+        await s.call('/v1/jobs/submit', {
+          method: 'POST',
+          key,
+          json: { model: IMAGE, input: { prompt: 'c' } },
+        })
+      ).json();
+      expect((await s.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key })).status).toBe(200);
+      const metrics = await (await fetch(`${s.api.url}/metrics`)).text();
+      expect(metrics).toMatch(
+        /genjobs_jobs_finished_total\{model="genjobs\/reference-image\/text-to-image",phase="cancelled"\} [1-9]/,
+      );
+    } finally {
+      s.controller = await s.startController();
+    }
   });
 });

@@ -20,6 +20,7 @@ export function eventRoutes(service: JobService, hub: StreamHub, auth: Authentic
   r.get('/v1/jobs/:jobId/events', auth.require('check_status'), async (req, res) => {
     locals(res).route = '/v1/jobs/:jobId/events';
     const jobId = req.params.jobId as string;
+    locals(res).jobId = jobId;
     const job = await service.get(locals(res).principal!, jobId);
     const lastId = req.get('last-event-id');
     let opened = false;

@@ -30,6 +30,7 @@ export function jobRoutes(service: JobService, auth: Authenticator): Router {
       idempotencyKey,
       requestId: locals(res).requestId,
     });
+    locals(res).jobId = result.jobId;
     if (duplicate) res.setHeader('Idempotent-Replayed', 'true');
     res.json(result);
   });
@@ -55,11 +56,13 @@ export function jobRoutes(service: JobService, auth: Authenticator): Router {
 
   r.get('/v1/jobs/:jobId', auth.require('check_status'), async (req, res) => {
     locals(res).route = '/v1/jobs/:jobId';
+    locals(res).jobId = req.params.jobId as string;
     res.type('json').send(await service.recordJson(locals(res).principal!, req.params.jobId as string));
   });
 
   r.post('/v1/jobs/:jobId/cancel', auth.require('submit_job'), async (req, res) => {
     locals(res).route = '/v1/jobs/:jobId/cancel';
+    locals(res).jobId = req.params.jobId as string;
     res.json(await service.cancel(locals(res).principal!, req.params.jobId as string));
   });
 

@@ -7,7 +7,13 @@ import type { EventRecorder } from '../../k8s/events.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import { createPod, deletePod, type Pod, timeOf } from '../../k8s/pods.ts';
 import { type CustomResources, later } from '../../k8s/resources.ts';
-import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
+import {
+  type Account,
+  API_VERSION,
+  type GenerationJob,
+  type GenerationJobStatus,
+  isTerminal,
+} from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import type { Money } from '../../ledger/money.ts';
@@ -160,7 +166,7 @@ export class JobReconciler {
         if (isConflict(err)) return { requeueAfterMs: 50 };
         throw err;
       }
-      this.observeTransition(job, decision.status.phase ?? phase, now);
+      this.observeTransition(job, decision.status, now);
     }
     if (create && runtime && create.afterStatus) await this.startPod(job, create.attempt, runtime, now);
     const keep = this.keepForLease(job, held, now);
@@ -247,7 +253,10 @@ export class JobReconciler {
         // must not wait with it. Settling is idempotent; a failure brings the job back.
         void d.ledger.run(job.spec.account, { kind: action.op, jobId, ...(lease ? { lease } : {}) }).then(
           (r) => {
-            if (r.ok && action.op === 'refund' && r.amount > 0) d.metrics.creditsRefunded.inc(r.amount);
+            if (r.ok && action.op === 'refund' && r.amount > 0) {
+              d.metrics.creditsRefunded.inc(r.amount);
+              d.log.info({ jobId, account: job.spec.account, refundedMicroCents: r.amount }, 'job refunded');
+            }
           },
           () => d.enqueue(jobId),
         );
@@ -268,11 +277,31 @@ export class JobReconciler {
     }
   }
 
-  private observeTransition(job: GenerationJob, to: string, now: number): void {
+  /**
+   * Metrics and a log line for a phase the controller wrote: one line per start, retry and
+   * end of a job, with what an operator asks first (whose, which model, how long, why).
+   */
+  private observeTransition(job: GenerationJob, status: GenerationJobStatus, now: number): void {
     const d = this.d;
     const from = job.status?.phase ?? 'pending';
+    const to = status.phase ?? from;
     if (from === to) return;
     const model = job.spec.model;
+    const since = Date.parse(
+      (to === 'processing' ? job.metadata.creationTimestamp : job.status?.startedAt) ?? '',
+    );
+    d.log.info(
+      {
+        jobId: job.metadata.name,
+        account: job.spec.account,
+        model,
+        from,
+        attempt: status.attempts,
+        ...(Number.isFinite(since) ? { seconds: Math.round((now - since) / 100) / 10 } : {}),
+        ...(status.error ? { code: status.error.code, reason: status.error.message } : {}),
+      },
+      to === 'processing' ? 'job started' : `job ${to}`,
+    );
     d.metrics.jobTransitions.inc({ from, to });
     const created = Date.parse(job.metadata.creationTimestamp ?? '') || now;
     if (to === 'processing') d.metrics.queueWait.observe({ model }, (now - created) / 1000);
