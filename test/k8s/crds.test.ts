@@ -94,12 +94,23 @@ describe('CRDs on the real apiserver', () => {
     const env = { ...process.env, KUBECONFIG: kubeconfigPath() };
     const { stdout } = await run('kubectl', ['get', 'generationjobs', '-n', kube.namespace], { env });
     const header = stdout.split('\n')[0] ?? '';
-    expect(header.split(/\s+/)).toEqual(['NAME', 'STATUS', 'MODEL', 'PROGRESS', 'COST', 'AGE']);
-    expect(stdout).toMatch(/ok-1\s+pending\s+genjobs\/aurora\/text-to-image\s+0\s+134000/);
+    expect(header.split(/\s+/)).toEqual(['NAME', 'STATUS', 'ACCOUNT', 'MODEL', 'PROGRESS', 'COST', 'AGE']);
+    expect(stdout).toMatch(/ok-1\s+pending\s+acme\s+genjobs\/aurora\/text-to-image\s+0\s+134000/);
+    // -o wide adds why a failed job failed.
+    const failed = await r.jobs.create(job('failed-1'));
+    await r.jobs.updateStatus({
+      ...failed,
+      status: { phase: 'failed', error: { code: 'GENERATION_FAILED', message: 'the model failed' } },
+    });
+    const wide = await run('kubectl', ['get', 'gj', 'failed-1', '-o', 'wide', '-n', kube.namespace], { env });
+    expect(wide.stdout.split('\n')[0]!.split(/\s+/)).toContain('ERROR');
+    expect(wide.stdout).toMatch(/failed-1\s+failed\s+acme\s.*GENERATION_FAILED/);
     const all = await run('kubectl', ['get', 'genjobs', '-n', kube.namespace], { env });
     expect(all.stdout).toContain('generationjob.genjobs.io/ok-1');
     expect(all.stdout).toMatch(/account.genjobs.io\/acme\s+pro/);
-    expect(all.stdout).toMatch(/NAME\s+PLAN\s+BALANCE\s+HELD\s+SPENT\s+AGE/);
+    expect(all.stdout).toMatch(/NAME\s+PLAN\s+BALANCE\s+HELD\s+SPENT\s+GRANTED\s+READY\s+AGE/);
+    // No status yet (no controller here): balance, held and spent are blank; the grant shows.
+    expect(all.stdout).toMatch(/account.genjobs.io\/acme\s+pro\s+1000\s/);
     const short = await run('kubectl', ['get', 'gj,acct,key,upl', '-n', kube.namespace], { env });
     expect(short.stdout).toContain('ok-1');
   });
