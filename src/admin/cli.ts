@@ -3,6 +3,7 @@ import type { AccountAdmin } from '../accounts/admin.ts';
 import type { AccountWebhookSecret, WebhookSecrets } from '../accounts/webhook-secret.ts';
 import { configSchema } from '../config.ts';
 import { AppError } from '../errors.ts';
+import type { Kube } from '../k8s/client.ts';
 import { statusOf } from '../k8s/errors.ts';
 import type { Account, ApiKey } from '../k8s/types.ts';
 import { parseDuration } from './duration.ts';
@@ -74,6 +75,24 @@ const percent = (v: string) => {
   return n;
 };
 
+/**
+ * Warns when the namespace holds no genjobs catalog: accounts and keys made there are seen
+ * by no api (the CRDs are cluster-wide, so the apiserver takes them in any namespace). A
+ * caller who may not list ConfigMaps (the chart's admin Role) is not warned: that Role
+ * exists only in the service's namespace, so its writes elsewhere are refused anyway.
+ */
+async function warnIfNotInstalled(kube: Kube): Promise<void> {
+  const { CATALOG_SELECTOR } = await import('../catalog/watcher.ts');
+  const found = await kube.core
+    .listNamespacedConfigMap({ namespace: kube.namespace, labelSelector: CATALOG_SELECTOR, limit: 1 })
+    .catch(() => undefined);
+  if (found && found.items.length === 0) {
+    console.error(
+      `genjobs: warning: namespace ${kube.namespace} has no genjobs catalog: is the service installed here? (-n NAMESPACE)`,
+    );
+  }
+}
+
 /** The Kubernetes client is loaded only when an admin command runs, not for every `genjobs`. */
 async function admin(cmd: Command): Promise<AccountAdmin> {
   const g = cmd.optsWithGlobals() as { kubeconfig?: string; namespace?: string };
@@ -82,7 +101,9 @@ async function admin(cmd: Command): Promise<AccountAdmin> {
     import('../k8s/client.ts'),
     import('../k8s/resources.ts'),
   ]);
-  return new AccountAdmin(resources(connect({ kubeconfig: g.kubeconfig, namespace: g.namespace })));
+  const kube = connect({ kubeconfig: g.kubeconfig, namespace: g.namespace });
+  await warnIfNotInstalled(kube);
+  return new AccountAdmin(resources(kube));
 }
 
 /** The account admin and the webhook secrets of one connection. */
@@ -95,6 +116,12 @@ async function secretsAdmin(cmd: Command): Promise<{ admin: AccountAdmin; secret
     import('../k8s/resources.ts'),
   ]);
   const kube = connect({ kubeconfig: g.kubeconfig, namespace: g.namespace });
+  await warnIfNotInstalled(kube);
+  if (!g.secretNamespace) {
+    console.error(
+      `genjobs: the webhook Secret is in namespace ${kube.namespace}; a Helm install keeps them in ${kube.namespace}-webhooks (--secret-namespace)`,
+    );
+  }
   return {
     admin: new AccountAdmin(resources(kube)),
     secrets: new WebhookSecrets({ kube, namespace: g.secretNamespace }),

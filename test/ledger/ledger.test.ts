@@ -285,6 +285,22 @@ describe('the admin CLI', () => {
     expect((await s.r.apiKeys.listAll()).filter((k) => k.spec.account === 'operated')).toEqual([]);
   });
 
+  it('warns when the namespace runs no genjobs (the CRDs take accounts anywhere)', async () => {
+    const here = await cli('accounts', 'list');
+    expect(here.code).toBe(0);
+    expect(here.stderr).not.toMatch(/warning/);
+    const elsewhere = await run(
+      process.execPath,
+      [`${REPO_ROOT}bin/genjobs.js`, '-n', 'default', 'accounts', 'list'],
+      {
+        env: env(),
+      },
+    );
+    expect(elsewhere.stderr).toMatch(
+      /warning: namespace default has no genjobs catalog: is the service installed here\?/,
+    );
+  });
+
   it('keys create prints the key alone on stdout, so a script can capture it', async () => {
     const r = await cli('keys', 'create', '--account', 'operated', '--scopes', 'check_status');
     expect(r.code).toBe(0);
