@@ -142,8 +142,10 @@ function secretText(s: AccountWebhookSecret, rotated: boolean): string {
   return lines.join('\n');
 }
 
+/** Prints the table, or with -o json the objects (without the apiserver's managedFields). */
 function print(opts: Output, json: unknown, table: () => string): void {
-  console.log(opts.output === 'json' ? JSON.stringify(json, null, 2) : table());
+  const bare = (key: string, value: unknown) => (key === 'managedFields' ? undefined : value);
+  console.log(opts.output === 'json' ? JSON.stringify(json, bare, 2) : table());
 }
 
 const list = (v: string) =>

@@ -34,7 +34,13 @@ export function createApp(o: AppOptions): express.Express {
   app.use((req, res, next) => {
     const end = o.metrics.httpDuration.startTimer();
     res.on('finish', () =>
-      end({ route: locals(res).route ?? 'unmatched', method: req.method, status: String(res.statusCode) }),
+      // A route's template even when its authentication refused the request before the
+      // handler named it (req.route is the matched route's).
+      end({
+        route: locals(res).route ?? (req.route?.path as string | undefined) ?? 'unmatched',
+        method: req.method,
+        status: String(res.statusCode),
+      }),
     );
     next();
   });
@@ -59,7 +65,16 @@ export function createApp(o: AppOptions): express.Express {
   });
   app.use(markWrappedUploadRequests);
   app.use(methodNotAllowed);
-  for (const [path, router] of o.rawRouters ?? []) app.use(path, router);
+  for (const [path, router] of o.rawRouters ?? []) {
+    app.use(
+      path,
+      (_req, res, next) => {
+        locals(res).route = `${path}/*`;
+        next();
+      },
+      router,
+    );
+  }
   // Not strict: JSON that is not an object or array (null, "", 7) parses, and is then refused
   // as the wrong shape (422) by the route that reads it, as [1,2] is; not as unparseable (400).
   app.use(express.json({ limit: o.bodyLimit, strict: false, type: 'application/json' }));

@@ -53,7 +53,7 @@ export function requestContext(log: Logger) {
         {
           method: req.method,
           path: req.path,
-          route: l.route,
+          route: l.route ?? (req.route?.path as string | undefined),
           status: res.statusCode,
           ms: Math.round(ms * 10) / 10,
           account: l.principal?.account.metadata.name,

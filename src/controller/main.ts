@@ -103,7 +103,8 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     removalGraceMs: config.GENJOBS_CATALOG_REMOVAL_GRACE,
     now,
     // Jobs paused for a missing catalog or model look again as soon as it changes.
-    onReload: (result) => {
+    onReload: (result, loaded) => {
+      metrics.catalogModels.set(loaded?.variants.length ?? 0);
       if (result !== 'ok') return;
       for (const job of jobs.list())
         if (phaseOf(job) === 'pending') jobQueue.queue.add(job.metadata.name ?? '');

@@ -63,6 +63,9 @@ it('after jobs finish, a scrape shows submits, transitions and money moved by th
   expect(delta('ctl', 'genjobs_jobs_finished_total', `model="${model}",phase="completed"`)).toBe(2);
   expect(delta('ctl', 'genjobs_credits_refunded_microcents_total')).toBe(134_000);
   expect(sample(after.ctl, 'genjobs_controller_leader')).toBe(1);
+  // Each process reports the catalog it loaded (the controller's stayed 0).
+  expect(sample(after.ctl, 'genjobs_catalog_models')).toBe(sample(after.api, 'genjobs_catalog_models'));
+  expect(sample(after.ctl, 'genjobs_catalog_models')).toBeGreaterThan(0);
   expect(sample(after.ctl, 'genjobs_jobs', 'phase="completed"')).toBe(2);
   expect(after.ctl).toContain('process_resident_memory_bytes');
   // Labels stay low-cardinality: no job id ever appears in a series.

@@ -301,6 +301,12 @@ describe('the admin CLI', () => {
     );
   });
 
+  it("-o json prints the objects without the apiserver's managedFields", async () => {
+    const r = await cli('accounts', 'get', 'operated', '-o', 'json');
+    expect(JSON.parse(r.stdout)).toMatchObject({ metadata: { name: 'operated' }, spec: { plan: 'pro' } });
+    expect(r.stdout).not.toContain('managedFields');
+  });
+
   it('keys create prints the key alone on stdout, so a script can capture it', async () => {
     const r = await cli('keys', 'create', '--account', 'operated', '--scopes', 'check_status');
     expect(r.code).toBe(0);
@@ -356,7 +362,17 @@ describe('what an operator reads at 3 a.m.', () => {
     const res = await s.call('/v1/jobs', { key: made });
     expect(res.status).toBe(401);
     const line = logged({ msg: 'request', requestId: res.headers.get('x-request-id') })[0];
-    expect(line).toMatchObject({ status: 401, code: 'INVALID_API_KEY', key: apiKeyName(hashKey(made)) });
+    expect(line).toMatchObject({
+      status: 401,
+      code: 'INVALID_API_KEY',
+      key: apiKeyName(hashKey(made)),
+      route: '/v1/jobs',
+    });
+    // The metrics name the route too, not "unmatched".
+    const metrics = await (await fetch(`${s.api.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /genjobs_http_request_duration_seconds_count\{[^}]*route="\/v1\/jobs"[^}]*status="401"/,
+    );
     expect(JSON.stringify(line)).not.toContain(made.slice(4));
   });
 
