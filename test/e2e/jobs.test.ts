@@ -192,7 +192,7 @@ describe('end to end: submit, run in a Pod, download real media', () => {
     await finished(jobId);
     const env = { ...process.env, KUBECONFIG: kubeconfigPath() };
     const { stdout } = await run('kubectl', ['get', 'gj', jobId, '-n', s.kube.namespace], { env });
-    expect(stdout).toMatch(new RegExp(`${jobId}\\s+completed\\s+${IMAGE}\\s+100\\s+134000`));
+    expect(stdout).toMatch(new RegExp(`${jobId}\\s+completed\\s+acme\\s+${IMAGE}\\s+100\\s+134000`));
     const described = (await run('kubectl', ['describe', 'gj', jobId, '-n', s.kube.namespace], { env }))
       .stdout;
     // The steps are conditions: no Event write per step, nor for a success.
