@@ -17,8 +17,6 @@ export interface AppOptions {
   /** Routers that must see the raw body stream (file uploads): mounted before JSON parsing. */
   rawRouters?: Array<[string, Router]>;
   routers: Router[];
-  /** Base URL named as the server in the OpenAPI document. */
-  publicUrl?: string;
 }
 
 /**
@@ -60,7 +58,7 @@ export function createApp(o: AppOptions): express.Express {
   let openapi: string | undefined;
   app.get('/v1/openapi.json', (_req, res) => {
     locals(res).route = '/v1/openapi.json';
-    openapi ??= JSON.stringify(openApiDocument({ serverUrl: o.publicUrl }));
+    openapi ??= JSON.stringify(openApiDocument());
     res.type('application/json').send(openapi);
   });
   app.use(markWrappedUploadRequests);

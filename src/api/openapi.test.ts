@@ -147,11 +147,8 @@ describe('the OpenAPI document', () => {
     expect(post.description).toContain('5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h');
   });
 
-  it('names a server: the public address when the api knows it, else the origin of the document', () => {
+  it('names the origin of the document as its server (generated clients need a base URL)', () => {
     expect(doc.servers).toEqual([{ url: '/' }]);
-    expect(openApiDocument({ serverUrl: 'https://genjobs.example.com' }).servers).toEqual([
-      { url: 'https://genjobs.example.com' },
-    ]);
   });
 
   it('gives the slug a pattern that matches real slugs', () => {
