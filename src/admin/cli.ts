@@ -255,11 +255,10 @@ export function registerAdminCommands(program: Command): void {
     .command('webhook-secret <name>')
     .description("show the account's webhook signing secret (whsec_…), made on first use")
     .option('--rotate', 'make a new secret; the old one keeps signing during the overlap')
-    .option(
-      '--overlap <duration>',
-      'how long the old secret keeps signing after --rotate',
-      parsed(parseDuration),
-      parseDuration('24h'),
+    .addOption(
+      new Option('--overlap <duration>', 'how long the old secret keeps signing after --rotate')
+        .argParser(parsed(parseDuration))
+        .default(parseDuration('24h'), '24h'),
     )
     .addOption(
       new Option('--secret-namespace <ns>', "namespace of the webhook Secrets (default: the service's)").env(
