@@ -16,10 +16,11 @@ export interface NewAccount {
   discountPercent?: number;
 }
 
-/** Administrative operations on Accounts and ApiKeys, shared by the CLI and dev mode. */
 /** The most an account's total grant may be (the Account CRD's bound on grantedMicroCents). */
 export const MAX_GRANT_MICRO_CENTS = 1_000_000_000_000_000;
+const MAX_GRANT_IN_WORDS = `${MAX_GRANT_MICRO_CENTS} micro-cents ($1,000,000,000; a micro-cent is a millionth of a dollar)`;
 
+/** Administrative operations on Accounts and ApiKeys, shared by the CLI and dev mode. */
 export class AccountAdmin {
   private readonly r: Resources;
 
@@ -35,10 +36,7 @@ export class AccountAdmin {
       );
     }
     if ((a.grantMicroCents ?? 0) > MAX_GRANT_MICRO_CENTS) {
-      throw new AppError(
-        'VALIDATION_ERROR',
-        `a grant is at most ${MAX_GRANT_MICRO_CENTS} micro-cents ($1,000,000,000; a micro-cent is a millionth of a dollar)`,
-      );
+      throw new AppError('VALIDATION_ERROR', `a grant is at most ${MAX_GRANT_IN_WORDS}`);
     }
     try {
       return await this.r.accounts.create({
@@ -68,7 +66,7 @@ export class AccountAdmin {
       if (total > MAX_GRANT_MICRO_CENTS) {
         throw new AppError(
           'VALIDATION_ERROR',
-          `the total grant would be ${total} micro-cents, past the most an account holds (${MAX_GRANT_MICRO_CENTS}, $1,000,000,000; a micro-cent is a millionth of a dollar)`,
+          `the total grant would be ${total} micro-cents, past the most an account holds: ${MAX_GRANT_IN_WORDS}`,
         );
       }
       current.spec.grantedMicroCents = total;

@@ -93,8 +93,11 @@ async function warnIfNotInstalled(kube: Kube): Promise<void> {
   }
 }
 
-/** The Kubernetes client is loaded only when an admin command runs, not for every `genjobs`. */
-async function admin(cmd: Command): Promise<AccountAdmin> {
+/**
+ * The connection of an admin command, and the account admin on it. The Kubernetes client
+ * is loaded only when an admin command runs, not for every `genjobs`.
+ */
+async function connection(cmd: Command): Promise<{ kube: Kube; admin: AccountAdmin }> {
   const g = cmd.optsWithGlobals() as { kubeconfig?: string; namespace?: string };
   const [{ AccountAdmin }, { connect }, { resources }] = await Promise.all([
     import('../accounts/admin.ts'),
@@ -103,29 +106,26 @@ async function admin(cmd: Command): Promise<AccountAdmin> {
   ]);
   const kube = connect({ kubeconfig: g.kubeconfig, namespace: g.namespace });
   await warnIfNotInstalled(kube);
-  return new AccountAdmin(resources(kube));
+  return { kube, admin: new AccountAdmin(resources(kube)) };
+}
+
+async function admin(cmd: Command): Promise<AccountAdmin> {
+  return (await connection(cmd)).admin;
 }
 
 /** The account admin and the webhook secrets of one connection. */
 async function secretsAdmin(cmd: Command): Promise<{ admin: AccountAdmin; secrets: WebhookSecrets }> {
-  const g = cmd.optsWithGlobals() as { kubeconfig?: string; namespace?: string; secretNamespace?: string };
-  const [{ AccountAdmin }, { WebhookSecrets }, { connect }, { resources }] = await Promise.all([
-    import('../accounts/admin.ts'),
+  const { secretNamespace } = cmd.optsWithGlobals() as { secretNamespace?: string };
+  const [{ kube, admin }, { WebhookSecrets }] = await Promise.all([
+    connection(cmd),
     import('../accounts/webhook-secret.ts'),
-    import('../k8s/client.ts'),
-    import('../k8s/resources.ts'),
   ]);
-  const kube = connect({ kubeconfig: g.kubeconfig, namespace: g.namespace });
-  await warnIfNotInstalled(kube);
-  if (!g.secretNamespace) {
+  if (!secretNamespace) {
     console.error(
       `genjobs: the webhook Secret is in namespace ${kube.namespace}; a Helm install keeps them in ${kube.namespace}-webhooks (--secret-namespace)`,
     );
   }
-  return {
-    admin: new AccountAdmin(resources(kube)),
-    secrets: new WebhookSecrets({ kube, namespace: g.secretNamespace }),
-  };
+  return { admin, secrets: new WebhookSecrets({ kube, namespace: secretNamespace }) };
 }
 
 function secretText(s: AccountWebhookSecret, rotated: boolean): string {

@@ -4,7 +4,7 @@ import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import { allowedMethods, openApiDocument } from './openapi.ts';
 import { problemHandler } from './problem.ts';
-import { locals, requestContext } from './request.ts';
+import { locals, requestContext, routeOf } from './request.ts';
 import { markWrappedUploadRequests } from './uploads/wrapped.ts';
 
 export interface AppOptions {
@@ -32,10 +32,8 @@ export function createApp(o: AppOptions): express.Express {
   app.use((req, res, next) => {
     const end = o.metrics.httpDuration.startTimer();
     res.on('finish', () =>
-      // A route's template even when its authentication refused the request before the
-      // handler named it (req.route is the matched route's).
       end({
-        route: locals(res).route ?? (req.route?.path as string | undefined) ?? 'unmatched',
+        route: routeOf(req, res) ?? 'unmatched',
         method: req.method,
         status: String(res.statusCode),
       }),

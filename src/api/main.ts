@@ -94,10 +94,12 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     onBatch: (n) => metrics.ledgerBatch.observe(n),
   });
   const queue = new QueueView({ jobs, catalog, now });
+  // CONCURRENT_JOBS_EXCEEDED's Retry-After, from the plan gate and the live-jobs cap alike.
+  const firstFinishIn = (account: string) => queue.firstFinishIn(jobs.eachByIndex('account', account));
   const limits = new RequestLimits({
     settings: limitSettings(config),
     unfinishedJobs,
-    firstFinishIn: (account) => queue.firstFinishIn(jobs.eachByIndex('account', account)),
+    firstFinishIn,
     uploadCache: uploads,
     now,
   });
@@ -132,6 +134,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     catalog,
     plans: config.GENJOBS_PLANS,
     unfinishedJobs,
+    firstFinishIn,
     webhookPolicy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
     eta: queue,
     now,

@@ -31,6 +31,14 @@ export function locals(res: Response): Locals {
   return res.locals as Locals;
 }
 
+/**
+ * The route template of a request for its log line and metrics: the one its handler named,
+ * else Express's matched route (authentication may refuse before the handler runs).
+ */
+export function routeOf(req: Request, res: Response): string | undefined {
+  return locals(res).route ?? (req.route?.path as string | undefined);
+}
+
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /**
@@ -53,7 +61,7 @@ export function requestContext(log: Logger) {
         {
           method: req.method,
           path: req.path,
-          route: l.route ?? (req.route?.path as string | undefined),
+          route: routeOf(req, res),
           status: res.statusCode,
           ms: Math.round(ms * 10) / 10,
           account: l.principal?.account.metadata.name,

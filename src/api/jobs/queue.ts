@@ -61,6 +61,9 @@ export interface QueueViewOptions {
   now?: () => number;
 }
 
+/** The longest Retry-After of CONCURRENT_JOBS_EXCEEDED (see QueueView.firstFinishIn). */
+export const MAX_SLOT_WAIT_SECONDS = 60;
+
 /**
  * Queue position and completion estimate of unfinished jobs, kept from the api's job cache
  * as it changes. Each variant's waiting jobs are held in admission order (the controller's:
@@ -70,9 +73,6 @@ export interface QueueViewOptions {
  * costs O(log n) however long the queue is. Observed run times come from the same cache,
  * so every api replica learns on its own.
  */
-/** The longest Retry-After of CONCURRENT_JOBS_EXCEEDED (see QueueView.firstFinishIn). */
-export const MAX_SLOT_WAIT_SECONDS = 60;
-
 export class QueueView {
   private readonly o: QueueViewOptions;
   readonly runTimes: RunTimes;

@@ -45,6 +45,8 @@ export interface JobServiceOptions {
   plans: Record<string, number>;
   /** How many unfinished jobs an account has in the cache (unfinished.ts). */
   unfinishedJobs: (account: string) => number;
+  /** Seconds until the account's first unfinished job should end (QueueView.firstFinishIn). */
+  firstFinishIn: (account: string) => number | undefined;
   /** Which webhook targets are allowed (the controller applies the same policy at delivery). */
   webhookPolicy?: TargetPolicy;
   /** Completion estimates and queue positions (queue.ts). */
@@ -69,8 +71,6 @@ export interface SubmitCommand {
 export interface EtaSource {
   queueFields(job: GenerationJob): { estimatedCompletionTime?: string };
   runSeconds(model: string, typicalSeconds: number): number;
-  /** Seconds until the first of these jobs should finish (QueueView.firstFinishIn). */
-  firstFinishIn(jobs: Iterable<GenerationJob>): number | undefined;
   /** The GET record of a job, with its queue position and estimate while it is unfinished. */
   record(job: GenerationJob): JobRecord;
 }
@@ -238,7 +238,6 @@ export class JobService {
     return { jobId: randomUUID() };
   }
 
-  /** The answer to a submit over the plan's concurrency. */
   /**
    * A plan that allows no jobs (not one of GENJOBS_PLANS, or set to 0): waiting would not
    * help, so not CONCURRENT_JOBS_EXCEEDED, whose retries would never end.
@@ -262,7 +261,7 @@ export class JobService {
    */
   private busy(account: string, active: number, plan: string, maxConcurrent: number, variant: Variant) {
     const retryAfterSeconds =
-      this.o.eta.firstFinishIn(this.o.jobCache.eachByIndex('account', account)) ??
+      this.o.firstFinishIn(account) ??
       Math.max(1, Math.round(this.o.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds) / 4));
     return new AppError(
       'CONCURRENT_JOBS_EXCEEDED',
