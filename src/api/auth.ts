@@ -112,16 +112,36 @@ export class Authenticator {
       }
       apiKey = await this.opts.apiKeys.get(name);
     }
-    if (!apiKey || !sameHash(apiKey.spec.keyHash, hash))
-      throw new AppError('INVALID_API_KEY', 'the API key is not valid');
-    if (apiKey.spec.disabled) throw new AppError('INVALID_API_KEY', 'the API key is disabled');
-    if (apiKey.spec.expiresAt && Date.parse(apiKey.spec.expiresAt) <= this.now()) {
-      throw new AppError('INVALID_API_KEY', 'the API key has expired');
-    }
-    const accountName = apiKey.spec.account;
+    const refused = this.refusal(apiKey, hash);
+    if (refused) throw new AppError('INVALID_API_KEY', refused);
+    const accountName = apiKey!.spec.account;
     const account = this.opts.cachedAccount(accountName) ?? (await this.opts.accounts.get(accountName));
-    if (!account) throw new AppError('INVALID_API_KEY', 'the API key belongs to no account');
-    return { account, key: apiKey };
+    if (!account || !ownedBy(apiKey!, account))
+      throw new AppError('INVALID_API_KEY', 'the API key belongs to no account');
+    return { account, key: apiKey! };
+  }
+
+  /**
+   * Whether a principal authenticated earlier still would be, from the caches alone: a
+   * long-lived answer (an event stream) ends when its key is revoked, disabled or expires,
+   * or its account is deleted. A key or account the cache does not show counts as gone; a
+   * client still entitled reconnects and is authenticated afresh.
+   */
+  stillValid(principal: Principal): boolean {
+    const key = this.opts.cachedKey(principal.key.metadata.name ?? '');
+    if (!key || key.metadata.uid !== principal.key.metadata.uid) return false;
+    if (this.refusal(key, key.spec.keyHash)) return false;
+    const account = this.opts.cachedAccount(principal.account.metadata.name ?? '');
+    return account?.metadata.uid === principal.account.metadata.uid;
+  }
+
+  /** Why this key, found for this hash, does not authenticate; undefined when it does. */
+  private refusal(apiKey: ApiKey | undefined, hash: string): string | undefined {
+    if (!apiKey || !sameHash(apiKey.spec.keyHash, hash)) return 'the API key is not valid';
+    if (apiKey.spec.disabled) return 'the API key is disabled';
+    if (apiKey.spec.expiresAt && Date.parse(apiKey.spec.expiresAt) <= this.now())
+      return 'the API key has expired';
+    return undefined;
   }
 
   private takeToken(): boolean {
@@ -133,6 +153,15 @@ export class Authenticator {
     this.tokens -= 1;
     return true;
   }
+}
+
+/**
+ * Whether the key was made for this account, not for a deleted one of the same name: a key
+ * names its Account's uid (keys made before that did not, and name only the account).
+ */
+function ownedBy(key: ApiKey, account: Account): boolean {
+  const owner = key.metadata.ownerReferences?.find((o) => o.kind === 'Account');
+  return !owner || owner.uid === account.metadata.uid;
 }
 
 function credential(req: Request, source: CredentialSource): string | undefined {

@@ -21,14 +21,16 @@ export function eventRoutes(service: JobService, hub: StreamHub, auth: Authentic
     locals(res).route = '/v1/jobs/:jobId/events';
     const jobId = req.params.jobId as string;
     locals(res).jobId = jobId;
-    const job = await service.get(locals(res).principal!, jobId);
+    const principal = locals(res).principal!;
+    const job = await service.get(principal, jobId);
     const lastId = req.get('last-event-id');
     let opened = false;
     const stream = {
-      account: locals(res).principal!.account.metadata.name ?? '',
+      account: principal.account.metadata.name ?? '',
       jobId,
       model: job.spec.model,
       lastId,
+      authorized: () => auth.stillValid(principal),
       write: (chunk: string) => {
         if (!opened) {
           opened = true;

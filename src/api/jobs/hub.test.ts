@@ -28,10 +28,11 @@ function fakeCache() {
   };
 }
 
-function aStream(jobId: string, lastId?: string, account = 'a') {
+function aStream(jobId: string, lastId?: string, account = 'a', authorized?: () => boolean) {
   const chunks: string[] = [];
   const s: Stream & { chunks: string[]; ended: boolean } = {
     account,
+    authorized,
     jobId,
     model: MODEL,
     lastId,
@@ -133,6 +134,35 @@ describe('StreamHub', () => {
     for (const s of streams) expect(s.chunks.at(-1)).toBe(': heartbeat\n\n');
     for (const s of streams) hub.close(s);
     expect(timers[0]!.cleared).toBe(true);
+  });
+
+  it("a stream ends at its next heartbeat or change once its caller's key no longer authenticates", () => {
+    const { cache, hub, timers } = setup();
+    let valid = true;
+    const streams = ['a', 'b'].map((n) => {
+      cache.set(aJob(n, 'pending', '1'));
+      return aStream(n, undefined, 'a', () => valid || n === 'b');
+    });
+    for (const s of streams) hub.open(s, aJob(s.jobId, 'pending', '1'));
+    valid = false;
+    // Not asked at open: a stream opened by a key the cache does not show yet stays open.
+    const opened = aStream('a', undefined, 'a', () => false);
+    expect(hub.open(opened, aJob('a', 'pending', '1'))).toBe(true);
+    timers[0]!.fn();
+    const [revoked, kept] = streams as [(typeof streams)[0], (typeof streams)[0]];
+    expect(revoked.ended).toBe(true);
+    expect(revoked.chunks.at(-1)).not.toBe(': heartbeat\n\n');
+    expect(kept.ended).toBe(false);
+    expect(kept.chunks.at(-1)).toBe(': heartbeat\n\n');
+    expect(opened.ended).toBe(true);
+    expect(hub.size).toBe(1);
+    const sent = kept.chunks.length;
+    const late = aStream('b', undefined, 'a', () => false);
+    hub.open(late, aJob('b', 'pending', '1'));
+    cache.set(aJob('b', 'processing', '2'));
+    expect(kept.chunks.length).toBe(sent + 1);
+    expect(late.ended).toBe(true);
+    expect(late.chunks.join('')).not.toContain('processing');
   });
 
   it('a change to another job of the variant reaches a waiting stream only when its record moved', () => {

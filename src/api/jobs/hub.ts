@@ -12,6 +12,8 @@ export interface Stream {
   model: string;
   /** The id of the last event sent (or the client's Last-Event-ID). */
   lastId?: string;
+  /** Whether its caller may still read it (key not revoked, disabled or expired); checked before each write. */
+  authorized?: () => boolean;
   write(chunk: string): void;
   end(): void;
 }
@@ -133,6 +135,18 @@ export class StreamHub {
     return false;
   }
 
+  /**
+   * Ends the stream (false) when its caller's key no longer authenticates. Not asked when a
+   * stream opens: its request was authenticated a moment ago, perhaps by a key the cache
+   * does not show yet.
+   */
+  private stillAuthorized(stream: Stream): boolean {
+    if (!stream.authorized || stream.authorized()) return true;
+    this.close(stream);
+    stream.end();
+    return false;
+  }
+
   private onJob(type: EventType, job: GenerationJob, moved: boolean): void {
     const name = job.metadata.name ?? '';
     if (type === 'delete') {
@@ -142,21 +156,22 @@ export class StreamHub {
         s.end();
       }
     } else {
-      for (const s of [...(this.byJob.get(name) ?? [])]) this.send(s, job);
+      for (const s of [...(this.byJob.get(name) ?? [])]) if (this.stillAuthorized(s)) this.send(s, job);
     }
     // Others of the variant may have moved up the queue.
     if (!moved) return;
     for (const s of [...(this.byModel.get(job.spec.model) ?? [])]) {
       if (s.jobId === name) continue;
       const other = this.o.jobs.get(s.jobId);
-      if (other) this.send(s, other);
+      if (other && this.stillAuthorized(s)) this.send(s, other);
     }
   }
 
   private startHeartbeat(): void {
     const every = this.o.setInterval ?? setInterval;
     const timer = every(() => {
-      for (const set of this.byJob.values()) for (const s of set) s.write(': heartbeat\n\n');
+      for (const set of [...this.byJob.values()])
+        for (const s of [...set]) if (this.stillAuthorized(s)) s.write(': heartbeat\n\n');
     }, this.o.heartbeatMs ?? 15_000);
     (timer as { unref?: () => void }).unref?.();
     this.heartbeat = timer;
