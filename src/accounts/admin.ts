@@ -1,8 +1,9 @@
 import { AppError } from '../errors.ts';
+import { ACCOUNT_LABEL } from '../jobs/labels.ts';
 import { retryOnConflict } from '../k8s/cas.ts';
 import { isAlreadyExists } from '../k8s/errors.ts';
 import type { Resources } from '../k8s/resources.ts';
-import { type Account, type ApiKey, SCOPES, type Scope } from '../k8s/types.ts';
+import { type Account, API_VERSION, type ApiKey, SCOPES, type Scope } from '../k8s/types.ts';
 import { apiKeyName, displayPrefix, generateKey, hashKey } from './keys.ts';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -38,6 +39,7 @@ export class AccountAdmin {
     if ((a.grantMicroCents ?? 0) > MAX_GRANT_MICRO_CENTS) {
       throw new AppError('VALIDATION_ERROR', `a grant is at most ${MAX_GRANT_IN_WORDS}`);
     }
+    await this.refuseTakeover(a.name);
     try {
       return await this.r.accounts.create({
         metadata: { name: a.name },
@@ -53,6 +55,31 @@ export class AccountAdmin {
       if (isAlreadyExists(err)) throw new AppError('VALIDATION_ERROR', `account ${a.name} already exists`);
       throw err;
     }
+  }
+
+  /**
+   * An account's name is how its keys, jobs and uploads find it: a new account of a deleted
+   * one's name would take over whatever of those is left (its keys would sign in to it, its
+   * jobs would be listed to it). Refused while any remain.
+   */
+  private async refuseTakeover(name: string): Promise<void> {
+    if (await this.r.accounts.get(name)) return; // the create answers "already exists"
+    const selector = { labelSelector: `${ACCOUNT_LABEL}=${name}`, limit: 1 };
+    const [keys, jobs, uploads] = await Promise.all([
+      this.r.apiKeys.list(selector),
+      this.r.jobs.list(selector),
+      this.r.uploads.list(selector),
+    ]);
+    const left = [
+      keys.items.length ? 'API keys (genjobs keys list --account; revoke them)' : '',
+      jobs.items.length ? 'jobs (kubectl get gj -l genjobs.io/account=NAME; they leave once finished)' : '',
+      uploads.items.length ? 'uploads (they leave once expired)' : '',
+    ].filter(Boolean);
+    if (left.length === 0) return;
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `a deleted account named ${name} still has ${left.join(', ').replaceAll('NAME', name)}: a new account of that name would take them over; remove them or choose another name`,
+    );
   }
 
   /** Adds credit: raises the account's total grant; the ledger applies the difference once. */
@@ -90,7 +117,7 @@ export class AccountAdmin {
     scopes: string[],
     expiresInMs?: number,
   ): Promise<{ key: string; apiKey: ApiKey }> {
-    await this.getAccount(account);
+    const owner = await this.getAccount(account);
     const unknown = scopes.filter((s) => !SCOPES.includes(s as Scope));
     if (scopes.length === 0 || unknown.length > 0) {
       throw new AppError(
@@ -101,7 +128,15 @@ export class AccountAdmin {
     const key = generateKey();
     const keyHash = hashKey(key);
     const apiKey = await this.r.apiKeys.create({
-      metadata: { name: apiKeyName(keyHash), labels: { 'genjobs.io/account': account } },
+      metadata: {
+        name: apiKeyName(keyHash),
+        labels: { [ACCOUNT_LABEL]: account },
+        // The key is its account's: it goes with it (garbage collection), and a later account
+        // of the same name (another uid) does not accept it either way.
+        ownerReferences: [
+          { apiVersion: API_VERSION, kind: 'Account', name: account, uid: owner.metadata.uid ?? '' },
+        ],
+      },
       spec: {
         account,
         scopes: [...new Set(scopes)] as Scope[],
@@ -114,7 +149,7 @@ export class AccountAdmin {
   }
 
   async listKeys(account?: string): Promise<ApiKey[]> {
-    return this.r.apiKeys.listAll(account ? { labelSelector: `genjobs.io/account=${account}` } : {});
+    return this.r.apiKeys.listAll(account ? { labelSelector: `${ACCOUNT_LABEL}=${account}` } : {});
   }
 
   /** Revokes a key by deleting it; it stops working as soon as the api's cache sees the delete. */

@@ -280,6 +280,8 @@ describe('RBAC', () => {
     const admin = {
       accounts: ['create', 'get', 'list', 'update'],
       apikeys: ['create', 'delete', 'get', 'list'],
+      generationjobs: ['get', 'list'],
+      uploads: ['get', 'list'],
     };
     expect(grants(objects, 'genjobs-admin')).toEqual(admin);
     // Webhook secrets, in their own namespace: the controller reads them and makes the
