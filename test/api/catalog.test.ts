@@ -295,4 +295,40 @@ describe('catalog endpoints', () => {
     const metrics = await (await fetch(`${svc.api.url}/metrics`)).text();
     expect(metrics).toMatch(/genjobs_catalog_reloads_total\{result="error"\} [1-9]/);
   });
+
+  it("an Idempotency-Key's job still answers its replay once its model has left the catalog", async () => {
+    const gone = `  - provider: acme
+    name: gone-cam
+    displayName: Gone Cam
+    category: image
+    versions: [v1.0]
+    variants:
+      text-to-image:
+        inputSchema: { type: object, properties: { prompt: { type: string } } }
+        pricing: { baseCredits: 1000, unit: per_generation }
+        runtime: { type: builtin, maxConcurrency: 1, typicalSeconds: 10 }
+`;
+    await installAcme(acme(gone));
+    const slug = 'acme/gone-cam/text-to-image';
+    await eventually(() => svc.api.catalog()?.variantsBySlug.has(slug), 5_000, 'gone-cam served');
+    const send = (model: string, key = 'retry-after-removal') =>
+      svc.call('/v1/jobs/submit', {
+        method: 'POST',
+        key: keys.plain,
+        headers: { 'idempotency-key': key },
+        json: { model, input: { prompt: 'kept' } },
+      });
+    const first = await send(slug);
+    expect(first.status).toBe(200);
+    const made = await first.json();
+    await installAcme(acme());
+    await eventually(() => !svc.api.catalog()?.variantsBySlug.has(slug), 5_000, 'gone-cam removed');
+    const replay = await send(slug);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((await replay.json()).jobId).toBe(made.jobId);
+    // Without a job of that key, or with one of another model, the model's refusal stands.
+    expect((await send(slug, 'never-used')).status).toBe(404);
+    expect((await send('acme/other-gone/text-to-image')).status).toBe(404);
+  });
 });

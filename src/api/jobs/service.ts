@@ -125,12 +125,27 @@ export class JobService {
 
   async submit(principal: Principal, cmd: SubmitCommand) {
     const account = principal.account;
-    const variant = resolveForSubmit(this.o.catalog(), cmd.model, account);
-    const version = resolveVersion(variant.model, cmd.version);
+    const accountName = account.metadata.name ?? '';
+    let variant: ReturnType<typeof resolveForSubmit>;
+    let version: string;
+    try {
+      variant = resolveForSubmit(this.o.catalog(), cmd.model, account);
+      version = resolveVersion(variant.model, cmd.version);
+    } catch (err) {
+      // The catalog may have changed since the key's job was made (its model or version
+      // removed): a retry must still find that job, not be told it cannot exist.
+      const earlier =
+        err instanceof AppError && cmd.idempotencyKey !== undefined
+          ? await this.replayOfModel(accountName, cmd.idempotencyKey, cmd.model).catch((e: unknown) => {
+              throw notQueued(e);
+            })
+          : undefined;
+      if (earlier) return earlier;
+      throw err;
+    }
     const input = prepareInput(variant, cmd.input);
     if (cmd.webhookUrl !== undefined) checkWebhookUrl(cmd.webhookUrl, this.o.webhookPolicy ?? {});
     const cost = price(variant, input, account.spec.discount).estimatedCostMicroCents;
-    const accountName = account.metadata.name ?? '';
 
     const bodyHash = sha256(JSON.stringify([variant.slug, version, input, cmd.webhookUrl ?? null]));
     let jobId: string = randomUUID();
@@ -220,6 +235,30 @@ export class JobService {
    * is looked up in the cache, the apiserver, then the archive: the archiver upserts before
    * it deletes, so within the window a key's job is always in one of them.
    */
+  /**
+   * The job an Idempotency-Key made, for a request the catalog no longer resolves: its body
+   * cannot be hashed as it was, so the job answers the replay when it is of the model asked
+   * for (otherwise the request's own refusal stands).
+   */
+  private async replayOfModel(account: string, key: string, model: string) {
+    let jobId = firstKeyedJobId(account, key);
+    for (let link = 0; link < MAX_KEY_CHAIN; link++) {
+      const existing = await this.keyedCandidate(jobId);
+      if (!existing) return undefined;
+      if (this.replay(existing, account, existing.spec.idempotencyKeyHash ?? '')) {
+        return existing.spec.model === model
+          ? { ...this.submitResult(existing), duplicate: true }
+          : undefined;
+      }
+      jobId = nextKeyedJobId(jobId);
+    }
+    return undefined;
+  }
+
+  private async keyedCandidate(jobId: string): Promise<GenerationJob | undefined> {
+    return this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId)) ?? (await this.history.exists(jobId));
+  }
+
   private async keyedJob(
     account: string,
     key: string,
@@ -227,8 +266,7 @@ export class JobService {
   ): Promise<{ replay: NonNullable<ReturnType<JobService['replay']>> } | { jobId: string }> {
     let jobId = firstKeyedJobId(account, key);
     for (let link = 0; link < MAX_KEY_CHAIN; link++) {
-      const existing =
-        this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId)) ?? (await this.history.exists(jobId));
+      const existing = await this.keyedCandidate(jobId);
       if (!existing) return { jobId };
       const replay = this.replay(existing, account, bodyHash);
       if (replay) return { replay };
