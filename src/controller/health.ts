@@ -35,7 +35,18 @@ export async function healthServer(o: {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"status":"not found"}');
     }
   });
-  await new Promise<void>((resolve) => server.listen(o.port, o.host, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Error(
+              `the controller's health and metrics port ${o.host}:${o.port} is in use; set GENJOBS_CONTROLLER_PORT to another (0: any free port)`,
+            )
+          : err,
+      ),
+    );
+    server.listen(o.port, o.host, resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     server,

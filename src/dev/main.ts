@@ -46,6 +46,8 @@ export async function devMain(): Promise<void> {
     // The job history embedded (PGlite): nothing to install.
     GENJOBS_ARCHIVE: 'pglite',
     GENJOBS_ARCHIVE_DIR: join(dir, 'archive'),
+    // Any free port (printed below): two dev instances on one machine do not collide.
+    GENJOBS_CONTROLLER_PORT: '0',
     ...process.env,
   });
 
@@ -74,7 +76,6 @@ export async function devMain(): Promise<void> {
   const controller = await startController({
     config: {
       ...config,
-      GENJOBS_CONTROLLER_PORT: config.GENJOBS_CONTROLLER_PORT,
       GENJOBS_BLOB_INTERNAL_URL: `${api.url}/files`,
     },
     kube,
