@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { AppError } from '../errors.ts';
 import { assertValidKey, assertValidPrefix } from './keys.ts';
 import { assertValidMediaType } from './media-type.ts';
 import { ByteMeter } from './meter.ts';
@@ -74,10 +75,10 @@ export class FilesystemBlobStore implements BlobStore {
     assertValidMediaType(contentType);
     const dataPath = this.#path(this.objectsDir, key);
     const metaPath = this.#path(this.#metaDir, key);
-    await mkdir(this.#tmpDir, { recursive: true });
     const tmpData = join(this.#tmpDir, randomUUID());
     const tmpMeta = `${tmpData}.json`;
     try {
+      await mkdir(this.#tmpDir, { recursive: true });
       const meter = new ByteMeter(options.maxSize);
       await pipeline(body, meter.stage(), createWriteStream(tmpData, { flags: 'wx' }));
       const meta: Meta = { contentType, sha256: meter.digest() };
@@ -90,6 +91,8 @@ export class FilesystemBlobStore implements BlobStore {
       // the old bytes, but never finds bytes without their metadata.
       await rename(tmpMeta, metaPath);
       await rename(tmpData, dataPath);
+    } catch (error) {
+      throw storeFailure(error);
     } finally {
       await Promise.all([rm(tmpData, { force: true }), rm(tmpMeta, { force: true })]);
     }
@@ -135,6 +138,23 @@ export class FilesystemBlobStore implements BlobStore {
     if (!path.startsWith(root + sep)) throw new Error(`key escapes the store: ${keyOrPrefix}`);
     return path;
   }
+}
+
+/** Errors of the disk itself (full, read-only, not writable): the client is not at fault. */
+const STORE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO', 'EMFILE', 'ENFILE']);
+
+/**
+ * A write the disk refused is the service's trouble, not a bug of the request: 503
+ * UNAVAILABLE, retryable, with the cause for the log. Anything else (the client's body
+ * ending early, a size past the signed limit) stays as it was.
+ */
+function storeFailure(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (!code || !STORE_ERRORS.has(code)) return error;
+  return new AppError('UNAVAILABLE', 'the file store cannot take files right now; retry later', {
+    cause: error,
+    retryAfterSeconds: 30,
+  });
 }
 
 function ifMissing<T>(value: T): (error: NodeJS.ErrnoException) => T {

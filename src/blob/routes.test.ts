@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors.ts';
@@ -326,6 +327,22 @@ describe('prefix grants', () => {
     const grant = store.grantForPrefix('jobs/j2/', minutes(60));
     await expect(uploadWithGrant(base, grant, 'jobs/j2/large.bin', large, 'image/png')).rejects.toThrow(
       /HTTP 413/,
+    );
+  });
+});
+
+describe('a disk that refuses the write', () => {
+  it('is 503 UNAVAILABLE, retryable, with the cause kept for the log: the request was not at fault', async () => {
+    // /sys takes no new directories (EPERM, or EACCES for a user that is not root).
+    const signer = new BlobSigner({ secrets: ['s'.repeat(32)], now: () => clock });
+    const broken = new FilesystemBlobStore({ dir: '/sys/genjobs-blob-test', publicBaseUrl: base, signer });
+    const error = await broken
+      .putStream('uploads/acme/full', Readable.from([bytes(10)]), 'image/png')
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', status: 503, retryAfterSeconds: 30 });
+    expect(['EPERM', 'EACCES']).toContain(
+      (error as AppError).cause && ((error as AppError).cause as NodeJS.ErrnoException).code,
     );
   });
 });
