@@ -335,7 +335,12 @@ describe('a disk that refuses the write', () => {
   it('is 503 UNAVAILABLE, retryable, with the cause kept for the log: the request was not at fault', async () => {
     // /sys takes no new directories (EPERM, or EACCES for a user that is not root).
     const signer = new BlobSigner({ secrets: ['s'.repeat(32)], now: () => clock });
-    const broken = new FilesystemBlobStore({ dir: '/sys/genjobs-blob-test', publicBaseUrl: base, signer });
+    const broken = new FilesystemBlobStore({
+      dir: '/sys/genjobs-blob-test',
+      publicBaseUrl: base,
+      signer,
+      grantMaxSize: 1024,
+    });
     const error = await broken
       .putStream('uploads/acme/full', Readable.from([bytes(10)]), 'image/png')
       .catch((e) => e);
