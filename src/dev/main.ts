@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { AccountAdmin } from '../accounts/admin.ts';
 import { startApi } from '../api/main.ts';
 import { openArchive } from '../archive/open.ts';
@@ -10,7 +11,7 @@ import { defaultCatalogConfigMap } from '../catalog/install.ts';
 import { kubeDeadlines, loadConfig } from '../config.ts';
 import { startController } from '../controller/main.ts';
 import { fromKubeConfig, loadKubeConfig } from '../k8s/client.ts';
-import { applyConfigMap } from '../k8s/configmaps.ts';
+import { createConfigMapIfMissing } from '../k8s/configmaps.ts';
 import { applyCrds, ensureNamespace, readCrds } from '../k8s/crds.ts';
 import { resources } from '../k8s/resources.ts';
 import { createLogger } from '../log.ts';
@@ -63,7 +64,16 @@ export async function devMain(): Promise<void> {
   const kube = fromKubeConfig(loadKubeConfig(kubeconfig), NAMESPACE, kubeDeadlines(config));
   await applyCrds(kube, await readCrds(join(REPO_ROOT, 'crds')));
   await ensureNamespace(kube, NAMESPACE);
-  await applyConfigMap(kube, await defaultCatalogConfigMap());
+  // Installed once: a catalog edited here (a price, a paused variant) stays edited across
+  // restarts, as a cluster's ConfigMaps do.
+  const shipped = await defaultCatalogConfigMap();
+  const kept = await createConfigMapIfMissing(kube, shipped);
+  if (kept && !isDeepStrictEqual(kept.data, shipped.data)) {
+    log.info(
+      { configMap: shipped.metadata?.name },
+      `the default catalog here differs from the shipped one and is kept; to get the shipped one: KUBECONFIG=${join(dir, 'kubeconfig')} kubectl delete configmap ${shipped.metadata?.name}, then restart`,
+    );
+  }
   const keyFile = await ensureDemoAccount(new AccountAdmin(resources(kube)), dir);
 
   // One archive for both parts: PGlite is one process's database.

@@ -31,3 +31,17 @@ export async function applyConfigMap(kube: Kube, cm: ConfigMap): Promise<void> {
     });
   }
 }
+
+/**
+ * Creates the ConfigMap unless one of its name exists; answers the one that exists (left
+ * as it is: someone may have edited it), or undefined when it was created.
+ */
+export async function createConfigMapIfMissing(kube: Kube, cm: ConfigMap): Promise<ConfigMap | undefined> {
+  try {
+    await kube.core.createNamespacedConfigMap({ namespace: kube.namespace, body: cm });
+    return undefined;
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    return kube.core.readNamespacedConfigMap({ name: cm.metadata?.name ?? '', namespace: kube.namespace });
+  }
+}
