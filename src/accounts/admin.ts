@@ -67,12 +67,12 @@ export class AccountAdmin {
     const selector = { labelSelector: `${ACCOUNT_LABEL}=${name}`, limit: 1 };
     const [keys, jobs, uploads] = await Promise.all([
       this.r.apiKeys.list(selector),
-      this.r.jobs.list(selector),
+      this.r.jobs.list({ fieldSelector: `spec.account=${name}`, limit: 1 }),
       this.r.uploads.list(selector),
     ]);
     const left = [
       keys.items.length ? 'API keys (genjobs keys list --account; revoke them)' : '',
-      jobs.items.length ? 'jobs (kubectl get gj -l genjobs.io/account=NAME; they leave once finished)' : '',
+      jobs.items.length ? 'jobs (kubectl get gj --field-selector spec.account=NAME; they leave once finished)' : '',
       uploads.items.length ? 'uploads (they leave once expired)' : '',
     ].filter(Boolean);
     if (left.length === 0) return;

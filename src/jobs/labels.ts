@@ -10,5 +10,3 @@ export const MODEL_LABEL = 'genjobs.io/model';
  * whole seconds, and jobs submitted in one second must still start in the order they came.
  */
 export const SUBMITTED_AT_ANNOTATION = 'genjobs.io/submitted-at';
-/** The credit lease a job's cost was drawn from (docs/money.md): lists a lease's jobs. */
-export const LEASE_LABEL = 'genjobs.io/lease';

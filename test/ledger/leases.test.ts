@@ -172,7 +172,7 @@ describe('credit leases', () => {
       const leases = new CreditLeases({ ledger: new Ledger({ accounts: r.accounts }), termMs: 1_000 });
       const draw = await leases.draw('killed', ${COST});
       await r.jobs.create({
-        metadata: { name: 'from-killed', labels: { 'genjobs.io/lease': draw.lease } },
+        metadata: { name: 'from-killed' },
         spec: { account: 'killed', model: '${IMAGE}', version: 'v1.0', input: { prompt: 'x' }, costMicroCents: ${COST}, lease: draw.lease },
       });
       process.kill(process.pid, 'SIGKILL'); // dies holding the lease, as an api could
@@ -205,7 +205,7 @@ describe('credit leases', () => {
     );
     const job = (name: string, lease: string) =>
       s.r.jobs.create({
-        metadata: { name, labels: { 'genjobs.io/lease': lease } },
+        metadata: { name },
         spec: {
           account: 'forged',
           model: IMAGE,

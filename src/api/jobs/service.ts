@@ -12,7 +12,6 @@ import { preparePartialInput } from '../../catalog/partial-input.ts';
 import { AppError } from '../../errors.ts';
 import {
   ACCOUNT_LABEL,
-  LEASE_LABEL,
   labelValue,
   MODEL_LABEL,
   SUBMITTED_AT_ANNOTATION,
@@ -178,7 +177,6 @@ export class JobService {
           labels: {
             [ACCOUNT_LABEL]: accountName,
             [MODEL_LABEL]: labelValue(variant.slug),
-            [LEASE_LABEL]: draw.lease,
           },
           annotations: { [SUBMITTED_AT_ANNOTATION]: new Date(this.now()).toISOString() },
         },

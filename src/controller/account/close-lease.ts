@@ -1,4 +1,3 @@
-import { LEASE_LABEL } from '../../jobs/labels.ts';
 import { phaseOf } from '../../jobs/record.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import type { Account, GenerationJob } from '../../k8s/types.ts';
@@ -10,8 +9,9 @@ import type { Logger } from '../../log.ts';
 
 /**
  * Counts and closes credit leases whose term and grace have passed: no create naming them
- * can land any more, so a fresh list (not the cache, which may lag) holds all their jobs;
- * one list serves every lease of the account due now. Of each lease's jobs, those it pays
+ * can land any more, so a fresh list (not the cache, which may lag) holds all their jobs,
+ * selected by the lease their immutable spec names (a label could be edited away). Of each
+ * lease's jobs, those it pays
  * for (leaseFit): completed ones are spent, unfinished ones get a reservation each, and
  * everything else returns to the balance, in one ledger operation per lease (the ledger
  * writes them together).
@@ -29,10 +29,10 @@ export async function closeLeases(
   const leases = d.accountCache.get(account)?.status?.leases ?? {};
   const due = ids.filter((id) => leases[id] !== undefined);
   if (due.length === 0) return;
-  const listed = await d.jobs.listAll({ labelSelector: `${LEASE_LABEL} in (${due.join(',')})` });
   await Promise.all(
     due.map(async (id) => {
-      const jobs = listed.filter((j) => j.spec.lease === id && j.spec.account === account);
+      const listed = await d.jobs.listAll({ fieldSelector: `spec.lease=${id}` });
+      const jobs = listed.filter((j) => j.spec.account === account);
       const fits = leaseFit(
         leases[id]!.amount,
         jobs.map((j) => ({
