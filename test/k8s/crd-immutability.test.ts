@@ -105,3 +105,24 @@ describe('specs are immutable once created (CEL transition rules)', () => {
     expect(disabled.spec.disabled).toBe(true);
   });
 });
+
+describe("a finished job's phase is final (CEL transition rule on status)", () => {
+  it('a completed, failed or cancelled job cannot be given another phase; its other status fields can change', async () => {
+    for (const [i, phase] of (['completed', 'failed', 'cancelled'] as const).entries()) {
+      const name = `final-${i}`;
+      await r.jobs.create(newJob(name, 1));
+      await r.jobs.patchStatus(name, { status: { phase: 'processing' } });
+      await r.jobs.patchStatus(name, { status: { phase } });
+      for (const other of ['pending', 'processing', 'completed', 'failed', 'cancelled'].filter(
+        (p) => p !== phase,
+      )) {
+        expect(await refused(r.jobs.patchStatus(name, { status: { phase: other } }))).toMatch(
+          /a finished GenerationJob's phase is final/,
+        );
+      }
+      // The webhook's delivery state, the archive's marks: still written to a finished job.
+      await r.jobs.patchStatus(name, { status: { progress: 100 } });
+      expect((await r.jobs.get(name))?.status).toMatchObject({ phase, progress: 100 });
+    }
+  });
+});
