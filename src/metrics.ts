@@ -112,6 +112,13 @@ export function createMetrics(registry = new Registry(), options: { processMetri
       buckets: [1, 2, 4, 8, 16, 32, 64, 128],
       registers: r,
     }),
+    // A count, not an amount per account: accounts are never a label (the account and its
+    // amount are in its Ready condition, its Warning Event and the error line). Alert on > 0.
+    ledgerImbalancedAccounts: new Gauge({
+      name: 'genjobs_ledger_imbalanced_accounts',
+      help: 'Accounts whose ledger does not balance (balance + held + spent is not the applied grant)',
+      registers: r,
+    }),
     leader: new Gauge({
       name: 'genjobs_controller_leader',
       help: '1 while this controller replica leads',

@@ -396,4 +396,60 @@ describe('what an operator reads at 3 a.m.', () => {
       s.controller = await s.startController();
     }
   });
+
+  it('a ledger edited by hand turns its Account Ready=False LedgerImbalanced, with an Event and an error line; put back, Ready again', async () => {
+    // Everything above (racing writers, a killed api, controller restarts, leases closed,
+    // jobs settled and cancelled) kept every ledger balanced: nothing was reported.
+    expect(logged({ level: 50 })).toEqual([]);
+    expect(
+      (await s.r.accounts.listAll()).filter((a) =>
+        a.status?.conditions?.some((c) => c.reason === 'LedgerImbalanced'),
+      ),
+    ).toEqual([]);
+
+    await s.admin.createAccount({ name: 'tampered', plan: 'pro', grantMicroCents: 10_000_000 });
+    const ready = async () => (await account('tampered')).status?.conditions?.find((c) => c.type === 'Ready');
+    await eventually(async () => (await ready())?.reason === 'LedgerCurrent', 10_000, 'Ready');
+    /** `kubectl replace --subresource=status` with the balance changed. */
+    const setBalance = async (balance: (b: number) => number) => {
+      for (;;) {
+        const a = await account('tampered');
+        const status = { ...a.status, balanceMicroCents: balance(a.status?.balanceMicroCents ?? 0) };
+        const put = await s.r.accounts.updateStatus({ ...a, status }).catch((e: { code?: number }) => e);
+        if ((put as { code?: number }).code !== 409) return;
+      }
+    };
+    await setBalance((b) => b + 2_500_000);
+    const imbalanced = await eventually(
+      async () => {
+        const c = await ready();
+        return c?.reason === 'LedgerImbalanced' && c;
+      },
+      10_000,
+      'Ready=False LedgerImbalanced',
+    );
+    expect(imbalanced).toMatchObject({
+      status: 'False',
+      message: expect.stringMatching(
+        /\$2\.50 \(2500000 micro-cents\) more than the applied grant: money created/,
+      ),
+    });
+    const warnings = async () =>
+      (
+        await s.kube.core.listNamespacedEvent({
+          namespace: s.kube.namespace,
+          fieldSelector: 'involvedObject.name=tampered,reason=LedgerImbalanced',
+        })
+      ).items;
+    await eventually(async () => (await warnings()).length === 1, 5_000, 'the Warning Event');
+    expect(logged({ level: 50 })).toEqual([
+      expect.objectContaining({ account: 'tampered', imbalanceMicroCents: 2_500_000 }),
+    ]);
+
+    await setBalance((b) => b - 2_500_000);
+    await eventually(async () => (await ready())?.reason === 'LedgerCurrent', 10_000, 'Ready again');
+    expect(await ready()).toMatchObject({ status: 'True' });
+    expect(await warnings()).toHaveLength(1);
+    expect(logged({ level: 50 })).toHaveLength(1);
+  });
 });

@@ -4,7 +4,9 @@ import type { CustomResources } from '../../k8s/resources.ts';
 import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
+import { imbalance } from '../../ledger/ops.ts';
 import type { Logger } from '../../log.ts';
+import type { Metrics } from '../../metrics.ts';
 import { sameJson, setCondition } from '../conditions.ts';
 import { closeLeases } from './close-lease.ts';
 
@@ -21,6 +23,8 @@ export interface AccountReconcilerDeps {
   /** How long after its term a credit lease is counted and closed (docs/money.md). */
   leaseGraceMs: number;
   enqueueJob: (jobId: string) => void;
+  /** Where the count of Accounts whose ledger does not balance is reported. */
+  metrics?: Pick<Metrics, 'ledgerImbalancedAccounts'>;
   now?: () => number;
 }
 
@@ -30,7 +34,8 @@ export interface AccountReconcilerDeps {
  * passed, refunds reservations whose job never appeared (the api died between reserving
  * and creating the job) once a grace period has passed, hands
  * reservations of finished jobs to the job reconciler to settle, and reports its state
- * in the Ready condition.
+ * in the Ready condition, including a ledger that does not balance (see {@link imbalance}):
+ * every write of the ledger is balanced, so only a hand edit of the status makes one.
  */
 export class AccountReconciler {
   private readonly d: AccountReconcilerDeps;
@@ -40,6 +45,8 @@ export class AccountReconciler {
    * larger): after a restart the grace starts again, which only delays a refund.
    */
   private readonly jobless = new Map<string, Map<string, number>>();
+  /** The Accounts whose ledger did not balance when last reconciled (for the gauge). */
+  private readonly imbalanced = new Set<string>();
 
   constructor(deps: AccountReconcilerDeps) {
     this.d = deps;
@@ -49,6 +56,7 @@ export class AccountReconciler {
     const d = this.d;
     if (!d.accountCache.get(name)) {
       this.jobless.delete(name);
+      this.countImbalance(name, 0);
       return undefined;
     }
     await d.ledger.run(name, { kind: 'sync' });
@@ -120,23 +128,25 @@ export class AccountReconciler {
     if (!account) return;
     const applied = account.status?.appliedGrantMicroCents ?? 0;
     const lowered = account.spec.grantedMicroCents < applied;
+    // Each cached copy is one whole write, and each ledger write balances (every operation
+    // does, and a batch is written in one compare-and-swap), so there is no in-between
+    // state to see here: a difference is a hand edit of the status, or a bug.
+    const off = imbalance(account.status);
+    this.countImbalance(name, off);
+    const previous = account.status?.conditions?.find((c) => c.type === 'Ready');
+    const ready =
+      off !== 0
+        ? { status: 'False' as const, reason: 'LedgerImbalanced', message: imbalanceMessage(off) }
+        : lowered
+          ? {
+              status: 'False' as const,
+              reason: 'GrantLowered',
+              message: `grantedMicroCents is below the ${applied} already applied; grants can only be raised`,
+            }
+          : { status: 'True' as const, reason: 'LedgerCurrent', message: 'grants applied' };
     const conditions = setCondition(
       account.status?.conditions,
-      lowered
-        ? {
-            type: 'Ready',
-            status: 'False',
-            reason: 'GrantLowered',
-            message: `grantedMicroCents is below the ${applied} already applied; grants can only be raised`,
-            observedGeneration: account.metadata.generation,
-          }
-        : {
-            type: 'Ready',
-            status: 'True',
-            reason: 'LedgerCurrent',
-            message: 'grants applied',
-            observedGeneration: account.metadata.generation,
-          },
+      { type: 'Ready', ...ready, observedGeneration: account.metadata.generation },
       new Date(now),
     );
     const status = { ...account.status, conditions, observedGeneration: account.metadata.generation };
@@ -146,8 +156,57 @@ export class AccountReconciler {
     } catch (err) {
       // A ledger write got in first; the next event on the account brings us back.
       if (!(typeof err === 'object' && err && 'code' in err && err.code === 409)) throw err;
+      return;
     }
+    // Reported with the write that records it, as a job's Warning Events are: the condition
+    // remembers what was reported (across restarts too), so the same amount is reported once.
+    const reported = previous?.reason === ready.reason && previous.message === ready.message;
+    if (off !== 0 && !reported) this.reportImbalance(account, off, ready.message);
   }
+
+  private reportImbalance(account: Account, off: number, message: string): void {
+    const name = account.metadata.name ?? '';
+    this.d.log.error(
+      { account: name, imbalanceMicroCents: off },
+      'ledger imbalanced: balance + held + spent differs from the applied grant',
+    );
+    void this.d.events.record(
+      { apiVersion: API_VERSION, kind: 'Account', name, uid: account.metadata.uid },
+      'Warning',
+      'LedgerImbalanced',
+      message,
+    );
+  }
+
+  private countImbalance(name: string, off: number): void {
+    if (off !== 0) this.imbalanced.add(name);
+    else this.imbalanced.delete(name);
+    this.d.metrics?.ledgerImbalancedAccounts.set(this.imbalanced.size);
+  }
+}
+
+/**
+ * What a Ready condition says of a ledger that does not balance: the amount in dollars and
+ * micro-cents, and which way (more than the grant: money created; less: money missing).
+ */
+export function imbalanceMessage(off: number): string {
+  const amount = Math.abs(off);
+  const way = off > 0 ? 'more than' : 'less than';
+  const what = off > 0 ? 'money created' : 'money missing';
+  return (
+    `balance + held + spent is ${dollars(amount)} (${amount} micro-cents) ${way} the applied grant: ` +
+    `${what} (the ledger's own writes balance: was the status edited by hand?)`
+  );
+}
+
+/** Micro-cents (a millionth of a dollar) as dollars, exactly: 134000 → $0.134, 5000000 → $5.00. */
+export function dollars(microCents: number): string {
+  const whole = Math.floor(microCents / 1_000_000);
+  const fraction = String(microCents % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '')
+    .padEnd(2, '0');
+  return `$${whole.toLocaleString('en-US')}.${fraction}`;
 }
 
 /**
