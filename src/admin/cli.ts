@@ -52,6 +52,19 @@ const parsed =
     }
   };
 
+/**
+ * A usage mistake in an admin command (a value a parser refused, a missing argument, an
+ * unknown option) is one line on stderr, as its refusals are: not followed by the help the
+ * program shows after an error (`genjobs <command> --help` has it). Applied to the command
+ * and every subcommand, since commander copies these settings when a subcommand is made.
+ */
+export function oneLineMistakes(cmd: Command): void {
+  cmd.showHelpAfterError(false).configureOutput({
+    outputError: (str, write) => write(str.replace(/^error: /, 'genjobs: ')),
+  });
+  for (const sub of cmd.commands) oneLineMistakes(sub);
+}
+
 const outputOption = () => new Option('-o, --output <format>', 'json for scripts').choices(['json']);
 
 /**
@@ -327,4 +340,6 @@ export function registerAdminCommands(program: Command): void {
         print(o, { revoked: name }, () => `API key ${name} revoked`);
       }),
     );
+  oneLineMistakes(accounts);
+  oneLineMistakes(keys);
 }

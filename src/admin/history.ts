@@ -3,6 +3,7 @@ import { type ArchiveStore, ArchiveUnavailableError } from '../archive/store.ts'
 import { ConfigError } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { GenerationJob } from '../k8s/types.ts';
+import { oneLineMistakes } from './cli.ts';
 
 type Output = { output?: string };
 
@@ -109,4 +110,5 @@ export function registerHistoryCommands(program: Command): void {
         if (next) console.log(`\nmore: --before ${next}`);
       }
     });
+  oneLineMistakes(history);
 }

@@ -31,6 +31,7 @@ const history = (...args: string[]) =>
 
 it('genjobs history list pages an account newest first, and history get shows the whole resource', async () => {
   const first = await history('list', '--account', 'acme', '--limit', '2');
+  expect(first.stdout).toMatch(/[^\n]\n$/); // ends its last line, as line-based tools expect
   const lines = first.stdout.trim().split('\n');
   expect(lines[0]).toBe('NAME\tSTATUS\tMODEL\tCOST\tCREATED\tFINISHED');
   expect(lines.slice(1, 3).map((l) => l.split('\t').slice(0, 2))).toEqual([
@@ -44,6 +45,11 @@ it('genjobs history list pages an account newest first, and history get shows th
   );
   expect(next.jobs.map((j: { metadata: { name: string } }) => j.metadata.name)).toEqual(['h1']);
   expect(next.nextBefore).toBeNull();
+  const last = await history('list', '--account', 'acme', '--before', before!);
+  expect(last.stdout).toMatch(/^NAME\t[^\n]*\nh1\t[^\n]*\n$/);
+  await expect(history('list', '--account', 'nobody')).resolves.toMatchObject({
+    stdout: 'NAME\tSTATUS\tMODEL\tCOST\tCREATED\tFINISHED\n',
+  });
 
   const got = JSON.parse((await history('get', 'h2')).stdout);
   expect(got).toMatchObject({
@@ -54,6 +60,19 @@ it('genjobs history list pages an account newest first, and history get shows th
     code: 2,
     stderr: 'genjobs: job nope is not in the archive\n',
   });
+});
+
+it('a usage mistake is one line, without the usage text after it', async () => {
+  for (const args of [['list'], ['list', '--account', 'acme', '--bogus']]) {
+    const err = (await history(...args).catch((e: { code: number; stderr: string }) => e)) as {
+      code: number;
+      stderr: string;
+    };
+    expect([args.join(' '), err.code]).toEqual([args.join(' '), 2]);
+    expect(err.stderr).toMatch(
+      /^genjobs: (required option '--account <name>' not specified|unknown option '--bogus')\n$/,
+    );
+  }
 });
 
 it('genjobs history without an archive, or with one it cannot reach, says so in one line', async () => {

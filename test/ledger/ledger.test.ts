@@ -264,6 +264,9 @@ describe('the admin CLI', () => {
         /unknown plan "gold": one of free, pro, enterprise/,
       ],
       [['accounts', 'create', 'gilded', '--grant', '-5'], /not a whole number/],
+      [['accounts', 'grant', 'operated', '-5'], /not a whole number: -5/],
+      [['accounts', 'grant', 'operated', '1.5'], /not a whole number: 1\.5/],
+      [['accounts', 'grant', 'operated'], /missing required argument 'microcents'/],
       [['accounts', 'create', 'gilded', '--discount-percent', '150'], /a percentage is 0 to 100/],
       [['accounts', 'grant', 'operated', '99999999999999999999'], /too large/],
       [['accounts', 'grant', 'operated', '999999999999999'], /past the most an account holds/],
@@ -278,7 +281,11 @@ describe('the admin CLI', () => {
       const r = await cli(...args);
       expect([args.join(' '), r.code]).toEqual([args.join(' '), 2]);
       expect(r.stderr).toMatch(message);
-      expect(r.stderr).not.toMatch(/^\s+at /m); // no stack trace
+      // One line, as README says: no stack trace, no usage text after it.
+      expect([args.join(' '), r.stderr]).toEqual([
+        args.join(' '),
+        expect.stringMatching(/^genjobs: [^\n]+\n$/),
+      ]);
     }
     expect(await s.r.accounts.get('gilded')).toBeUndefined();
     expect((await account('operated')).spec.grantedMicroCents).toBe(10_000_000);
@@ -299,6 +306,19 @@ describe('the admin CLI', () => {
     expect(elsewhere.stderr).toMatch(
       /warning: namespace default has no genjobs catalog: is the service installed here\?/,
     );
+  });
+
+  it('list output ends with a newline, as any line-based tool expects', async () => {
+    for (const args of [
+      ['accounts', 'list'],
+      ['accounts', 'get', 'operated'],
+      ['keys', 'list'],
+    ]) {
+      const r = await cli(...args);
+      expect([args.join(' '), r.code]).toEqual([args.join(' '), 0]);
+      expect(r.stdout).toMatch(/^NAME\t[^\n]*\n([^\n]+\n)*$/);
+    }
+    expect((await cli('accounts', 'list')).stdout).toMatch(/\noperated\tpro\t/);
   });
 
   it("-o json prints the objects without the apiserver's managedFields", async () => {
