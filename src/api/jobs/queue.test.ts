@@ -124,6 +124,25 @@ describe('QueueView', () => {
     expect(fields('new', 30)[1]).toBe(new Date(T0 + 1_000_000).toISOString());
   });
 
+  it('gives the waiting jobs of a variant gone from the catalog positions but no estimate', () => {
+    const cache = fakeCache();
+    let listed = true;
+    let now = T0 + 100_000;
+    const q = new QueueView({
+      jobs: cache,
+      catalog: () => (listed ? catalog(1)() : ({ variantsBySlug: new Map() } as unknown as Catalog)),
+      now: () => now,
+    });
+    cache.set(aJob('first', 10));
+    expect(q.record(aJob('first', 10)).estimatedCompletionTime).toBeDefined();
+    listed = false;
+    now += 5_000; // estimates are played again at least every 2 s
+    expect(
+      [q.record(aJob('first', 10)), q.record(aJob('new', 30))].map((r) => r.estimatedCompletionTime),
+    ).toEqual([undefined, undefined]);
+    expect(q.record(aJob('first', 10)).queuePosition).toBe(0);
+  });
+
   it("says when the first of an account's unfinished jobs should end, within 1 to 60 s", () => {
     const cache = fakeCache();
     let now = T0 + 100_000;

@@ -188,6 +188,21 @@ export class QueueView {
     }
   }
 
+  /**
+   * Whether the variant's waiting jobs can have no estimate: it is paused (maxConcurrency 0)
+   * or gone from a loaded catalog (they fail MODEL_UNAVAILABLE when its removal grace ends,
+   * unless it comes back).
+   */
+  private stopped(model: string, variant: Variant | undefined): boolean {
+    if (variant) return variant.runtime.maxConcurrency === 0;
+    try {
+      this.o.catalog();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   private runSecondsOf(model: string, variant: Variant | undefined, work: Work): number {
     const typical = variant?.runtime.typicalSeconds ?? UNKNOWN_TYPICAL_SECONDS;
     return this.runTimes.runSeconds(model, typical, work);
@@ -214,7 +229,7 @@ export class QueueView {
       ends.push(end);
     }
     const slots = new Slots(variant?.runtime.maxConcurrency ?? 1, ends);
-    const paused = variant?.runtime.maxConcurrency === 0;
+    const paused = this.stopped(model, variant);
     for (const w of paused ? [] : q.waiting.all) {
       const ms = run(w.work);
       eta.set(w.name, slots.take(ms, now) + ms);
