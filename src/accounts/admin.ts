@@ -1,7 +1,7 @@
 import { AppError } from '../errors.ts';
 import { ACCOUNT_LABEL } from '../jobs/labels.ts';
 import { retryOnConflict } from '../k8s/cas.ts';
-import { isAlreadyExists } from '../k8s/errors.ts';
+import { isAlreadyExists, statusCode } from '../k8s/errors.ts';
 import type { Resources } from '../k8s/resources.ts';
 import { type Account, API_VERSION, type ApiKey, SCOPES, type Scope } from '../k8s/types.ts';
 import { apiKeyName, displayPrefix, generateKey, hashKey } from './keys.ts';
@@ -66,13 +66,15 @@ export class AccountAdmin {
     if (await this.r.accounts.get(name)) return; // the create answers "already exists"
     const selector = { labelSelector: `${ACCOUNT_LABEL}=${name}`, limit: 1 };
     const [keys, jobs, uploads] = await Promise.all([
-      this.r.apiKeys.list(selector),
-      this.r.jobs.list({ fieldSelector: `spec.account=${name}`, limit: 1 }),
-      this.r.uploads.list(selector),
+      whileStorageStarts(() => this.r.apiKeys.list(selector)),
+      whileStorageStarts(() => this.r.jobs.list({ fieldSelector: `spec.account=${name}`, limit: 1 })),
+      whileStorageStarts(() => this.r.uploads.list(selector)),
     ]);
     const left = [
       keys.items.length ? 'API keys (genjobs keys list --account; revoke them)' : '',
-      jobs.items.length ? 'jobs (kubectl get gj --field-selector spec.account=NAME; they leave once finished)' : '',
+      jobs.items.length
+        ? 'jobs (kubectl get gj --field-selector spec.account=NAME; they leave once finished)'
+        : '',
       uploads.items.length ? 'uploads (they leave once expired)' : '',
     ].filter(Boolean);
     if (left.length === 0) return;
@@ -155,5 +157,21 @@ export class AccountAdmin {
   /** Revokes a key by deleting it; it stops working as soon as the api's cache sees the delete. */
   async revokeKey(name: string): Promise<void> {
     if (!(await this.r.apiKeys.delete(name))) throw new AppError('NOT_FOUND', `API key ${name} not found`);
+  }
+}
+
+/**
+ * A list of a kind whose CRD was applied a moment ago (a fresh install) is answered 429
+ * "storage is (re)initializing" until the apiserver's cache of it is ready: retried for up
+ * to 10 s, as client-go retries a 429.
+ */
+async function whileStorageStarts<T>(list: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await list();
+    } catch (err) {
+      if (statusCode(err) !== 429 || attempt >= 20) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 }

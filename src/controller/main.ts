@@ -271,6 +271,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     },
   });
   const accountReconciler = new AccountReconciler({
+    metrics,
     accounts: r.accounts,
     accountCache: accounts,
     jobs: r.jobs,

@@ -462,6 +462,11 @@ describe('what an operator reads at 3 a.m.', () => {
         })
       ).items;
     await eventually(async () => (await warnings()).length === 1, 5_000, 'the Warning Event');
+    const gauge = async () =>
+      /^genjobs_ledger_imbalanced_accounts (\d+)$/m.exec(
+        await (await fetch(`${s.controller.url}/metrics`)).text(),
+      )?.[1];
+    expect(await gauge()).toBe('1');
     expect(logged({ level: 50 })).toEqual([
       expect.objectContaining({ account: 'tampered', imbalanceMicroCents: 2_500_000 }),
     ]);
@@ -469,6 +474,7 @@ describe('what an operator reads at 3 a.m.', () => {
     await setBalance((b) => b - 2_500_000);
     await eventually(async () => (await ready())?.reason === 'LedgerCurrent', 10_000, 'Ready again');
     expect(await ready()).toMatchObject({ status: 'True' });
+    expect(await gauge()).toBe('0');
     expect(await warnings()).toHaveLength(1);
     expect(logged({ level: 50 })).toHaveLength(1);
   });

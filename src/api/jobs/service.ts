@@ -10,12 +10,7 @@ import {
 } from '../../catalog/index.ts';
 import { preparePartialInput } from '../../catalog/partial-input.ts';
 import { AppError } from '../../errors.ts';
-import {
-  ACCOUNT_LABEL,
-  labelValue,
-  MODEL_LABEL,
-  SUBMITTED_AT_ANNOTATION,
-} from '../../jobs/labels.ts';
+import { ACCOUNT_LABEL, labelValue, MODEL_LABEL, SUBMITTED_AT_ANNOTATION } from '../../jobs/labels.ts';
 import { type JobRecord, phaseOf } from '../../jobs/record.ts';
 import { ApiserverUnavailable, isAlreadyExists, isConflict, statusCode } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
