@@ -39,6 +39,19 @@ models:
         runtime: { type: builtin, maxConcurrency: 1, typicalSeconds: 10 }
 ${extra}`;
 
+/** One more acme model (appended to acme()), a cheap image one. */
+const oneModel = (name: string) => `  - provider: acme
+    name: ${name}
+    displayName: ${name}
+    category: image
+    versions: [v1.0]
+    variants:
+      text-to-image:
+        inputSchema: { type: object, properties: { prompt: { type: string } } }
+        pricing: { baseCredits: 1000, unit: per_generation }
+        runtime: { type: builtin, maxConcurrency: 1, typicalSeconds: 10 }
+`;
+
 async function installAcme(yaml: string) {
   await applyConfigMap(svc.kube, {
     metadata: { name: 'catalog-acme', labels: { [CATALOG_LABEL]: 'true' } },
@@ -258,17 +271,7 @@ describe('catalog endpoints', () => {
   });
 
   it('a ConfigMap edit is served within 2 s; a broken one keeps the last good catalog and leaves an Event', async () => {
-    const extra = `  - provider: acme
-    name: new-cam
-    displayName: New Cam
-    category: image
-    versions: [v1.0]
-    variants:
-      text-to-image:
-        inputSchema: { type: object, properties: { prompt: { type: string } } }
-        pricing: { baseCredits: 1000, unit: per_generation }
-        runtime: { type: builtin, maxConcurrency: 1, typicalSeconds: 10 }
-`;
+    const extra = oneModel('new-cam');
     const edited = Date.now();
     await installAcme(acme(extra));
     await eventually(
@@ -297,17 +300,7 @@ describe('catalog endpoints', () => {
   });
 
   it("an Idempotency-Key's job still answers its replay once its model has left the catalog", async () => {
-    const gone = `  - provider: acme
-    name: gone-cam
-    displayName: Gone Cam
-    category: image
-    versions: [v1.0]
-    variants:
-      text-to-image:
-        inputSchema: { type: object, properties: { prompt: { type: string } } }
-        pricing: { baseCredits: 1000, unit: per_generation }
-        runtime: { type: builtin, maxConcurrency: 1, typicalSeconds: 10 }
-`;
+    const gone = oneModel('gone-cam');
     await installAcme(acme(gone));
     const slug = 'acme/gone-cam/text-to-image';
     await eventually(() => svc.api.catalog()?.variantsBySlug.has(slug), 5_000, 'gone-cam served');
