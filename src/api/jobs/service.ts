@@ -221,14 +221,6 @@ export class JobService {
   }
 
   /**
-   * The job an Idempotency-Key stands for: a replay of it, or the id a new one takes. The
-   * ids are a chain derived from the account and the key: the first, then, once the job
-   * there is past the key's window, the next one derived from it, and so on. So a client
-   * that retries a key older than the window gets one new job, not one per retry. Each link
-   * is looked up in the cache, the apiserver, then the archive: the archiver upserts before
-   * it deletes, so within the window a key's job is always in one of them.
-   */
-  /**
    * The job an Idempotency-Key made, for a request the catalog no longer resolves: its body
    * cannot be hashed as it was, so the job answers the replay when it is of the model asked
    * for (otherwise the request's own refusal stands).
@@ -252,6 +244,14 @@ export class JobService {
     return this.o.jobCache.get(jobId) ?? (await this.o.jobs.get(jobId)) ?? (await this.history.exists(jobId));
   }
 
+  /**
+   * The job an Idempotency-Key stands for: a replay of it, or the id a new one takes. The
+   * ids are a chain derived from the account and the key: the first, then, once the job
+   * there is past the key's window, the next one derived from it, and so on. So a client
+   * that retries a key older than the window gets one new job, not one per retry. Each link
+   * is looked up in the cache, the apiserver, then the archive: the archiver upserts before
+   * it deletes, so within the window a key's job is always in one of them.
+   */
   private async keyedJob(
     account: string,
     key: string,
