@@ -113,12 +113,12 @@ export class Authenticator {
       apiKey = await this.opts.apiKeys.get(name);
     }
     const refused = this.refusal(apiKey, hash);
-    if (refused) throw new AppError('INVALID_API_KEY', refused);
-    const accountName = apiKey!.spec.account;
+    if (!apiKey || refused) throw new AppError('INVALID_API_KEY', refused ?? 'the API key is not valid');
+    const accountName = apiKey.spec.account;
     const account = this.opts.cachedAccount(accountName) ?? (await this.opts.accounts.get(accountName));
-    if (!account || !ownedBy(apiKey!, account))
+    if (!account || !ownedBy(apiKey, account))
       throw new AppError('INVALID_API_KEY', 'the API key belongs to no account');
-    return { account, key: apiKey! };
+    return { account, key: apiKey };
   }
 
   /**

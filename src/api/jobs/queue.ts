@@ -193,7 +193,7 @@ export class QueueView {
    * or gone from a loaded catalog (they fail MODEL_UNAVAILABLE when its removal grace ends,
    * unless it comes back).
    */
-  private stopped(model: string, variant: Variant | undefined): boolean {
+  private stopped(variant: Variant | undefined): boolean {
     if (variant) return variant.runtime.maxConcurrency === 0;
     try {
       this.o.catalog();
@@ -229,7 +229,7 @@ export class QueueView {
       ends.push(end);
     }
     const slots = new Slots(variant?.runtime.maxConcurrency ?? 1, ends);
-    const paused = this.stopped(model, variant);
+    const paused = this.stopped(variant);
     for (const w of paused ? [] : q.waiting.all) {
       const ms = run(w.work);
       eta.set(w.name, slots.take(ms, now) + ms);
