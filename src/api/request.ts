@@ -9,6 +9,18 @@ export interface Principal {
   key: ApiKey;
 }
 
+/**
+ * Whether the caller's account owns a job or upload made for the account `account` at
+ * `createdAt` (a creationTimestamp). Names are reused: a resource of this account's name
+ * made before this account was is a deleted namesake's (its jobs' history outlives it in
+ * the archive), not this account's. Timestamps of the apiserver have one format, so text
+ * order is time order.
+ */
+export function owns(principal: Principal, account: string, createdAt: string | undefined): boolean {
+  const { name, creationTimestamp } = principal.account.metadata;
+  return account === name && (createdAt ?? '') >= (creationTimestamp ?? '');
+}
+
 /** What the middleware chain attaches to each response's locals. */
 export interface Locals {
   requestId: string;

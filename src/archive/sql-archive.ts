@@ -30,12 +30,14 @@ export class SqlArchive implements ArchiveStore {
    * disk) does not hold every other GET behind it.
    */
   private readonly records = new Coalescer<ArchivedJobRecord>(async (ids) => {
-    const rows = await this.sql.query<StoredRecord & { id: string; account: string }>(
-      `SELECT id, account, ${RECORD_COLUMNS} FROM genjobs_jobs WHERE id = ANY($1::text[])`,
+    const rows = await this.sql.query<StoredRecord & { id: string; account: string; created_at: string }>(
+      `SELECT id, account, created_at, ${RECORD_COLUMNS} FROM genjobs_jobs WHERE id = ANY($1::text[])`,
       [ids],
       'genjobs-get-records',
     );
-    return new Map(rows.map((r) => [r.id, { account: r.account, record: recordText(r) }]));
+    return new Map(
+      rows.map((r) => [r.id, { account: r.account, createdAt: r.created_at, record: recordText(r) }]),
+    );
   }, 2);
 
   /** Resources by id (cancel, Idempotency-Key look-ups, the admin CLI), coalesced the same way. */
@@ -136,8 +138,8 @@ export class SqlArchive implements ArchiveStore {
 
   /** One page of an account's jobs, newest first, with these columns. */
   private page<R extends object>(columns: string, q: ArchiveListQuery, kind: string): Promise<R[]> {
-    const params: unknown[] = [q.account];
-    const where = ['account = $1'];
+    const params: unknown[] = [q.account, q.since ?? ''];
+    const where = ['account = $1', 'created_at >= $2'];
     if (q.status) where.push(`status = $${params.push(q.status)}`);
     if (q.model) where.push(`model = $${params.push(q.model)}`);
     if (q.before) {

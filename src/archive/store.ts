@@ -6,6 +6,8 @@ export type ListKey = readonly [createdAt: string, id: string];
 /** A query for one account's archived jobs, newest first by (createdAt, id). */
 export interface ArchiveListQuery {
   account: string;
+  /** Only jobs created at or after this creationTimestamp (the account's own, not a deleted namesake's). */
+  since?: string;
   status?: string;
   model?: string;
   /** Only jobs strictly older than this key. */
@@ -23,6 +25,8 @@ export interface ArchivedRecord {
 /** An archived job as GET /v1/jobs/{id} serves it: its owner, and its record as JSON text. */
 export interface ArchivedJobRecord {
   account: string;
+  /** The job's creationTimestamp. */
+  createdAt: string;
   record: string;
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents } from '../../src/client/sse.ts';
 import { eventually } from '../support/cluster.ts';
@@ -99,7 +100,10 @@ describe('an account deleted and created again under its name', () => {
     expect(refused).toBeInstanceOf(Error);
     expect((refused as Error).message).toMatch(/deleted account named initech still has API keys .*, jobs/);
     expect(await svc.r.accounts.get('initech')).toBeUndefined();
-    // Made by hand all the same (kubectl create): the old key names the old account's uid.
+    // Made by hand all the same (kubectl create), in a later second than the old job (whole
+    // seconds in creationTimestamp): the old key names the old account's uid.
+    const createdAt = (await svc.r.jobs.get(jobId))!.metadata.creationTimestamp!;
+    while (new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') <= createdAt) await sleep(50);
     await svc.r.accounts.create({
       metadata: { name: 'initech' },
       spec: { plan: 'pro', grantedMicroCents: 1 },
@@ -111,12 +115,15 @@ describe('an account deleted and created again under its name', () => {
     );
     const res = await svc.call(`/v1/jobs/${jobId}`, { key });
     expect([res.status, (await res.json()).detail]).toEqual([401, 'the API key belongs to no account']);
-    // A key made for the new account works.
+    // A key made for the new account works, and sees none of the old account's jobs.
     const { key: fresh } = await svc.admin.createKey('initech', ['check_status']);
     await eventually(
       async () => (await svc.call('/v1/jobs', { key: fresh })).status === 200,
       5_000,
       'new key',
     );
+    expect((await (await svc.call('/v1/jobs', { key: fresh })).json()).jobs).toEqual([]);
+    const old = await svc.call(`/v1/jobs/${jobId}`, { key: fresh });
+    expect([old.status, (await old.json()).code]).toEqual([403, 'UNAUTHORIZED_ACCESS']);
   });
 });

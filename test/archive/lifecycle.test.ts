@@ -179,6 +179,44 @@ describe('a finished job moves from etcd to the archive', () => {
     }
   });
 
+  it("a deleted account's archived jobs stay its own: a new account of its name sees none of them", async () => {
+    // Archived while the first umbrella existed: made a minute before the second one was.
+    const first = firstKeyedJobId('umbrella', 'order-1');
+    const minuteAgo = new Date(Date.now() - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await archive.upsertJobs([
+      {
+        apiVersion: 'genjobs.io/v1alpha1',
+        kind: 'GenerationJob',
+        metadata: { name: first, creationTimestamp: minuteAgo, labels: { 'genjobs.io/account': 'umbrella' } },
+        spec: {
+          account: 'umbrella',
+          model: IMAGE,
+          version: 'v1.0',
+          input: { prompt: 'theirs' },
+          costMicroCents: 1,
+        },
+        status: { phase: 'completed', completedAt: minuteAgo },
+      } as GenerationJob,
+    ]);
+    const newKey = await s.account({ name: 'umbrella', plan: 'enterprise' });
+    const get = await s.call(`/v1/jobs/${first}`, { key: newKey });
+    expect([get.status, (await get.json()).code]).toEqual([403, 'UNAUTHORIZED_ACCESS']);
+    expect((await (await s.call('/v1/jobs', { key: newKey })).json()).jobs).toEqual([]);
+    // The same Idempotency-Key is a new job of the new account, not a replay of the old one's.
+    const res = await s.call('/v1/jobs/submit', {
+      method: 'POST',
+      key: newKey,
+      json: { model: IMAGE, input: { prompt: 'ours' } },
+      headers: { 'idempotency-key': 'order-1' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('idempotent-replayed')).toBeNull();
+    const { jobId } = await res.json();
+    expect(jobId).toBe(nextKeyedJobId(first));
+    const listed = (await (await s.call('/v1/jobs', { key: newKey })).json()).jobs;
+    expect(listed.map((j: { jobId: string }) => j.jobId)).toEqual([jobId]);
+  });
+
   it("an expired upload's record is archived, then its resource deleted", async () => {
     const expiresAt = new Date(Date.now() - 3_600_000).toISOString();
     const id = randomUUID();

@@ -92,9 +92,17 @@ for (const make of [pglite, postgres]) {
       }
       const next = await archive.listRecords({ account: 'acme', limit: 10, before: [at(1), 'r2'] });
       expect(next.map((r) => r.id)).toEqual(['r1']);
+      // Only those made at or after `since` (the account's own, not a deleted namesake's).
+      const since = await archive.listRecords({ account: 'acme', since: at(1), limit: 10 });
+      expect(since.map((r) => r.id)).toEqual(['r3', 'r2']);
       // One job's record (GET /v1/jobs/{id}) the same way, with its owner, looked up together.
       const one = await Promise.all(['r1', 'r2', 'r3', 'nope'].map((id) => archive.getRecord(id)));
-      expect(one.map((r) => r?.account)).toEqual(['acme', 'acme', 'acme', undefined]);
+      expect(one.map((r) => r && [r.account, r.createdAt])).toEqual([
+        ['acme', at(0)],
+        ['acme', at(1)],
+        ['acme', at(2)],
+        undefined,
+      ]);
       for (const [i, job] of jobs.entries()) expect(one[i]?.record).toBe(JSON.stringify(jobRecord(job)));
     });
 
@@ -104,7 +112,7 @@ for (const make of [pglite, postgres]) {
       const sql = (archive as unknown as { sql: SqlClient }).sql;
       const text = `{"jobId":"t1","status":"completed","note":"as stored"}`;
       await sql.query(`UPDATE genjobs_jobs SET record = $1 WHERE id = 't1'`, [text]);
-      expect(await archive.getRecord('t1')).toEqual({ account: 'acme', record: text });
+      expect(await archive.getRecord('t1')).toMatchObject({ account: 'acme', record: text });
     });
 
     it('retention finds rows finished before a time, oldest first, and deletes them in batches', async () => {

@@ -27,7 +27,7 @@ export class JobHistory {
     return unavailableAs503(() => this.archive!.getJob(jobId));
   }
 
-  /** The archived job's record as JSON text and its account, if the archive holds it. */
+  /** The archived job's record as JSON text, its account and creation time, if the archive holds it. */
   async record(jobId: string): Promise<ArchivedJobRecord | undefined> {
     if (!this.archive) return undefined;
     return unavailableAs503(() => this.archive!.getRecord(jobId));
@@ -38,12 +38,22 @@ export class JobHistory {
     return this.get(jobId);
   }
 
-  /** The account's archived jobs that may fill the page after the cursor (a page and one more), as records. */
-  async page(account: string, q: ListQuery): Promise<ArchivedRecord[]> {
+  /**
+   * The account's archived jobs created at or after `since` that may fill the page after the
+   * cursor (a page and one more), as records.
+   */
+  async page(account: string, since: string, q: ListQuery): Promise<ArchivedRecord[]> {
     if (!this.archive) return [];
     const before = q.cursor ? decodeCursor(q.cursor) : undefined;
     return unavailableAs503(() =>
-      this.archive!.listRecords({ account, status: q.status, model: q.model, before, limit: q.limit + 1 }),
+      this.archive!.listRecords({
+        account,
+        since,
+        status: q.status,
+        model: q.model,
+        before,
+        limit: q.limit + 1,
+      }),
     );
   }
 }

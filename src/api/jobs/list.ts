@@ -31,18 +31,20 @@ export interface LiveEntries {
 }
 
 /**
- * Of an account's live jobs, the newest page-and-one that pass the filters and come after
- * the cursor, in order. An account may have thousands live: each is looked at once (no key,
- * no sort of them all), and a page deep in the history, older than every live job, keeps
- * none. Take it before reading the archive (see JobService.list).
+ * Of an account's live jobs, the newest page-and-one that pass the filters, were created
+ * at or after `since` (a creationTimestamp) and come after the cursor, in order. An account
+ * may have thousands live: each is looked at once (no key, no sort of them all), and a page
+ * deep in the history, older than every live job, keeps none. Take it before reading the
+ * archive (see JobService.list).
  */
-export function newestLive(live: Iterable<GenerationJob>, q: ListQuery): LiveEntries {
+export function newestLive(live: Iterable<GenerationJob>, q: ListQuery, since = ''): LiveEntries {
   const after = q.cursor ? decodeCursor(q.cursor) : undefined;
   const keep = q.limit + 1;
   const entries: LiveEntries['newest'] = [];
   for (const job of live) {
     if ((q.status && phaseOf(job) !== q.status) || (q.model && job.spec.model !== q.model)) continue;
     const created = job.metadata.creationTimestamp ?? '';
+    if (created < since) continue;
     const name = job.metadata.name ?? '';
     // Strictly older than the cursor, and newer than the last kept once there are enough.
     if (after && !olderThan(created, name, after[0], after[1])) continue;

@@ -21,7 +21,7 @@ import type { Ledger } from '../../ledger/ledger.ts';
 import type { Money } from '../../ledger/money.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import { knownError } from '../problem.ts';
-import type { Principal } from '../request.ts';
+import { owns, type Principal } from '../request.ts';
 import { JobHistory } from './history.ts';
 import { type ListQuery, listPage, newestLive } from './list.ts';
 import { PlanGate } from './plan-gate.ts';
@@ -130,7 +130,7 @@ export class JobService {
       // removed): a retry must still find that job, not be told it cannot exist.
       const earlier =
         err instanceof AppError && cmd.idempotencyKey !== undefined
-          ? await this.replayOfModel(accountName, cmd.idempotencyKey, cmd.model).catch((e: unknown) => {
+          ? await this.replayOfModel(principal, cmd.idempotencyKey, cmd.model).catch((e: unknown) => {
               throw notQueued(e);
             })
           : undefined;
@@ -144,7 +144,7 @@ export class JobService {
     const bodyHash = sha256(JSON.stringify([variant.slug, version, input, cmd.webhookUrl ?? null]));
     let jobId: string = randomUUID();
     if (cmd.idempotencyKey !== undefined) {
-      const found = await this.keyedJob(accountName, cmd.idempotencyKey, bodyHash).catch((err: unknown) => {
+      const found = await this.keyedJob(principal, cmd.idempotencyKey, bodyHash).catch((err: unknown) => {
         throw notQueued(err);
       });
       if ('replay' in found) return found.replay;
@@ -195,7 +195,7 @@ export class JobService {
       if (isAlreadyExists(err) && cmd.idempotencyKey !== undefined) {
         // The same key raced us and won; its job holds its own money, at its own price.
         const existing = await this.o.jobs.get(jobId);
-        const replay = existing && this.replay(existing, accountName, bodyHash);
+        const replay = existing && this.replay(existing, principal, bodyHash);
         if (replay) return replay;
       }
       if (!isRefused(err)) {
@@ -225,12 +225,12 @@ export class JobService {
    * cannot be hashed as it was, so the job answers the replay when it is of the model asked
    * for (otherwise the request's own refusal stands).
    */
-  private async replayOfModel(account: string, key: string, model: string) {
-    let jobId = firstKeyedJobId(account, key);
+  private async replayOfModel(principal: Principal, key: string, model: string) {
+    let jobId = firstKeyedJobId(principal.account.metadata.name ?? '', key);
     for (let link = 0; link < MAX_KEY_CHAIN; link++) {
       const existing = await this.keyedCandidate(jobId);
       if (!existing) return undefined;
-      if (this.replay(existing, account, existing.spec.idempotencyKeyHash ?? '')) {
+      if (this.replay(existing, principal, existing.spec.idempotencyKeyHash ?? '')) {
         return existing.spec.model === model
           ? { ...this.submitResult(existing), duplicate: true }
           : undefined;
@@ -247,21 +247,22 @@ export class JobService {
   /**
    * The job an Idempotency-Key stands for: a replay of it, or the id a new one takes. The
    * ids are a chain derived from the account and the key: the first, then, once the job
-   * there is past the key's window, the next one derived from it, and so on. So a client
+   * there is past the key's window (or a deleted namesake's, see {@link owns}), the next one
+   * derived from it, and so on. So a client
    * that retries a key older than the window gets one new job, not one per retry. Each link
    * is looked up in the cache, the apiserver, then the archive: the archiver upserts before
    * it deletes, so within the window a key's job is always in one of them.
    */
   private async keyedJob(
-    account: string,
+    principal: Principal,
     key: string,
     bodyHash: string,
   ): Promise<{ replay: NonNullable<ReturnType<JobService['replay']>> } | { jobId: string }> {
-    let jobId = firstKeyedJobId(account, key);
+    let jobId = firstKeyedJobId(principal.account.metadata.name ?? '', key);
     for (let link = 0; link < MAX_KEY_CHAIN; link++) {
       const existing = await this.keyedCandidate(jobId);
       if (!existing) return { jobId };
-      const replay = this.replay(existing, account, bodyHash);
+      const replay = this.replay(existing, principal, bodyHash);
       if (replay) return { replay };
       jobId = nextKeyedJobId(jobId);
     }
@@ -301,8 +302,8 @@ export class JobService {
     );
   }
 
-  private replay(existing: GenerationJob, account: string, bodyHash: string) {
-    if (existing.spec.account !== account) return undefined;
+  private replay(existing: GenerationJob, principal: Principal, bodyHash: string) {
+    if (!owns(principal, existing.spec.account, existing.metadata.creationTimestamp)) return undefined;
     const created = Date.parse(existing.metadata.creationTimestamp ?? '');
     if (this.now() - created > IDEMPOTENCY_WINDOW_MS) return undefined;
     if (existing.spec.idempotencyKeyHash !== bodyHash) {
@@ -355,7 +356,7 @@ export class JobService {
           )
         : undefined);
     if (!job) throw jobNotFound(jobId);
-    assertOwner(principal, jobId, job.spec.account);
+    assertOwner(principal, jobId, job.spec.account, job.metadata.creationTimestamp);
     return job;
   }
 
@@ -366,6 +367,7 @@ export class JobService {
   async recordJson(principal: Principal, jobId: string): Promise<string> {
     const ofLive = (job: GenerationJob) => ({
       account: job.spec.account,
+      createdAt: job.metadata.creationTimestamp,
       json: () => JSON.stringify(this.o.eta.record(job)),
     });
     const cached = this.o.jobCache.get(jobId);
@@ -376,13 +378,13 @@ export class JobService {
             jobId,
             async (id) => {
               const archived = await this.history.record(id);
-              return archived && { account: archived.account, json: () => archived.record };
+              return archived && { ...archived, json: () => archived.record };
             },
             ofLive,
           )
         : undefined;
     if (!found) throw jobNotFound(jobId);
-    assertOwner(principal, jobId, found.account);
+    assertOwner(principal, jobId, found.account, found.createdAt);
     return found.json();
   }
 
@@ -454,19 +456,26 @@ export class JobService {
 
   /** The account's jobs, live and archived, newest first, a page at a time. */
   async list(principal: Principal, q: ListQuery) {
-    const account = principal.account.metadata.name ?? '';
+    const { name = '', creationTimestamp: since = '' } = principal.account.metadata;
     // Live first, then the archive: a job archived and deleted between the two reads is then
-    // in the second (it was upserted before the delete), never in neither.
-    const live = newestLive(this.o.jobCache.eachByIndex('account', account), q);
-    return listPage(live, q, await this.history.page(account, q), (job) => this.o.eta.record(job));
+    // in the second (it was upserted before the delete), never in neither. Neither shows a
+    // deleted namesake's jobs, made before this account was (see owns).
+    const live = newestLive(this.o.jobCache.eachByIndex('account', name), q, since);
+    const archived = await this.history.page(name, since, q);
+    return listPage(live, q, archived, (job) => this.o.eta.record(job));
   }
 }
 
 const jobNotFound = (jobId: string) => new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
 
-/** Refuses a job of another account than the caller's. */
-function assertOwner(principal: Principal, jobId: string, account: string): void {
-  if (account !== principal.account.metadata.name) {
+/** Refuses a job of another account than the caller's (or of a deleted one of its name, see {@link owns}). */
+function assertOwner(
+  principal: Principal,
+  jobId: string,
+  account: string,
+  createdAt: string | undefined,
+): void {
+  if (!owns(principal, account, createdAt)) {
     throw new AppError('UNAUTHORIZED_ACCESS', `this API key has no access to job ${jobId}`);
   }
 }

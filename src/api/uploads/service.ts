@@ -11,7 +11,7 @@ import {
   PUT_VALIDITY_MS,
   UPLOAD_RETENTION_MS,
 } from '../../uploads/policy.ts';
-import type { Principal } from '../request.ts';
+import { owns, type Principal } from '../request.ts';
 
 export interface UploadServiceOptions {
   uploads: CustomResources<Upload>;
@@ -96,7 +96,7 @@ export class UploadService {
   async get(principal: Principal, id: string): Promise<UploadRecord> {
     // A cache miss may be an upload presigned a moment ago: ask the apiserver (read your own write).
     const upload = this.o.uploadCache.get(id) ?? (validName(id) ? await this.o.uploads.get(id) : undefined);
-    if (!upload || upload.spec.account !== principal.account.metadata.name) {
+    if (!upload || !owns(principal, upload.spec.account, upload.metadata.creationTimestamp)) {
       throw new AppError('NOT_FOUND', `upload ${id} not found`);
     }
     const record = this.record(upload);
