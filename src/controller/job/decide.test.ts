@@ -308,7 +308,11 @@ describe('decide', () => {
     expect(kinds(first)).toEqual(['deletePod']);
     expect(first.status?.phase).toBe('processing');
     expect(first.requeueAfterMs).toBe(1_000);
+    const events = (d: ReturnType<typeof decide>) => d.actions.filter((a) => a.kind === 'event');
+    expect(events(first).map((e) => e.reason)).toEqual(['PodLost', 'PodLost']);
     const waiting = { ...aJob().processing().build(), status: first.status };
+    // The lost Pod's deletion (two watch events) decides again: nothing is told twice.
+    expect(events(run(waiting, { pod: evicted, now: T0 + 500 }))).toEqual([]);
     expect(kinds(run(waiting, { now: T0 + 10_500 }))).toEqual([]);
     const retry = run(waiting, { now: T0 + 11_001 });
     expect(kinds(retry)).toEqual(['createPod']);

@@ -312,7 +312,7 @@ export function decide(input: DecideInput): Decision {
         pod.terminated === undefined ||
         ['Evicted', 'NodeLost', 'Preempting', 'Shutdown', 'Terminated'].includes(pod.reason ?? '')
       ) {
-        if (pod.message) event('Warning', 'PodLost', pod.message);
+        if (pod.message && !retrying) event('Warning', 'PodLost', pod.message);
         return lost(`the worker Pod was lost (${pod.reason ?? 'no container status'})`);
       }
       // The last lines of an unexpected exit are the worker's logs: for operators only.
@@ -345,7 +345,8 @@ export function decide(input: DecideInput): Decision {
       });
     }
     cond('Retrying', 'True', 'PodLost', why);
-    event('Warning', 'PodLost', `${why}; retrying`);
+    // Told once per loss: the lost Pod's own deletion wakes this job again, and finds it still here.
+    if (!retrying) event('Warning', 'PodLost', `${why}; retrying`);
     if (pod) actions.push({ kind: 'deletePod', name: pod.name });
     return {
       ...result(job, s, actions),
