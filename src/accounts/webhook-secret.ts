@@ -1,6 +1,6 @@
 import { retryOnConflict } from '../k8s/cas.ts';
 import type { Kube } from '../k8s/client.ts';
-import { isAlreadyExists } from '../k8s/errors.ts';
+import { isAlreadyExists, isForbidden } from '../k8s/errors.ts';
 import { createSecret, getSecret, replaceSecret, type Secret } from '../k8s/secrets.ts';
 import { API_VERSION } from '../k8s/types.ts';
 import { generateWebhookSecret, secretKey } from '../webhooks/sign.ts';
@@ -9,6 +9,13 @@ import { generateWebhookSecret, secretKey } from '../webhooks/sign.ts';
 export function webhookSecretName(account: string): string {
   return `genjobs-webhook-${account}`;
 }
+
+/**
+ * The uid of the Account a Secret was made for. A Secret kept in a namespace of its own has
+ * no owner reference (see build), so it outlives its Account: a new account of the same name
+ * must get a secret of its own, not the deleted one's.
+ */
+export const ACCOUNT_UID_ANNOTATION = 'genjobs.io/account-uid';
 
 /** Until when the previous secret keeps signing after a rotation (ISO 8601). */
 export const PREVIOUS_UNTIL_ANNOTATION = 'genjobs.io/previous-until';
@@ -69,20 +76,38 @@ export class WebhookSecrets {
     return secret && parse(account, secret);
   }
 
-  /** The account's secrets, created with a fresh `current` when there are none yet. */
+  /**
+   * The account's secrets, created with a fresh `current` when there are none yet, or when
+   * the Secret of its name was made for a deleted account of that name (it is replaced).
+   */
   async ensure(account: string, owner?: SecretOwner): Promise<AccountWebhookSecret> {
-    const existing = await this.get(account);
-    if (existing) return existing;
-    try {
-      const secret = this.build(account, { current: this.generate() }, owner);
-      return parse(account, await createSecret(this.kube, secret, this.namespace));
-    } catch (err) {
-      // Another process created it first: use theirs, it may already have been shown to someone.
-      if (!isAlreadyExists(err)) throw err;
-      const raced = await this.get(account);
-      if (!raced) throw err;
-      return raced;
-    }
+    return retryOnConflict(async () => {
+      const existing = await getSecret(this.kube, webhookSecretName(account), this.namespace);
+      if (existing && !ofNamesake(existing, owner)) return parse(account, existing);
+      const fresh = this.build(account, { current: this.generate() }, owner);
+      if (existing) {
+        // Compare-and-swap: when another process replaced it first, the next attempt uses theirs.
+        fresh.metadata = { ...fresh.metadata, resourceVersion: existing.metadata?.resourceVersion };
+        const replaced = await replaceSecret(this.kube, fresh, this.namespace).catch((err: unknown) => {
+          // The controller may not update Secrets (the chart's Role): the admin command replaces it.
+          if (!isForbidden(err)) throw err;
+          throw new Error(
+            `the webhook Secret ${webhookSecretName(account)} was made for a deleted account named ${account} and is not this account's; \`genjobs accounts webhook-secret ${account}\` makes its own`,
+            { cause: err },
+          );
+        });
+        return parse(account, replaced);
+      }
+      try {
+        return parse(account, await createSecret(this.kube, fresh, this.namespace));
+      } catch (err) {
+        // Another process created it first: use theirs, it may already have been shown to someone.
+        if (!isAlreadyExists(err)) throw err;
+        const raced = await this.get(account);
+        if (!raced) throw err;
+        return raced;
+      }
+    });
   }
 
   /** The secrets that sign a webhook sent now: current, and previous while its overlap lasts. */
@@ -102,7 +127,7 @@ export class WebhookSecrets {
   ): Promise<AccountWebhookSecret> {
     return retryOnConflict(async () => {
       const secret = await getSecret(this.kube, webhookSecretName(account), this.namespace);
-      if (!secret) return this.ensure(account, owner);
+      if (!secret || ofNamesake(secret, owner)) return this.ensure(account, owner);
       const old = parse(account, secret);
       const until = new Date(this.now() + overlapMs).toISOString();
       const next = this.build(account, { current: this.generate(), previous: old.current }, owner, until);
@@ -122,7 +147,10 @@ export class WebhookSecrets {
       metadata: {
         name: webhookSecretName(account),
         labels: { 'app.kubernetes.io/managed-by': 'genjobs', 'genjobs.io/account': account },
-        annotations: previousUntil ? { [PREVIOUS_UNTIL_ANNOTATION]: previousUntil } : {},
+        annotations: {
+          ...(owner?.uid ? { [ACCOUNT_UID_ANNOTATION]: owner.uid } : {}),
+          ...(previousUntil ? { [PREVIOUS_UNTIL_ANNOTATION]: previousUntil } : {}),
+        },
         // Owned by the Account, so deleting the Account deletes it; only in the Account's
         // namespace: an owner in another namespace counts as absent, and the garbage
         // collector would delete the Secret at once.
@@ -141,6 +169,17 @@ export class WebhookSecrets {
       ),
     };
   }
+}
+
+/**
+ * Whether the Secret was made for another Account of this name (deleted since): its uid, by
+ * annotation or owner reference, is not the owner's. Unknown either way: not a namesake's.
+ */
+function ofNamesake(secret: Secret, owner: SecretOwner | undefined): boolean {
+  const madeFor =
+    secret.metadata?.annotations?.[ACCOUNT_UID_ANNOTATION] ??
+    secret.metadata?.ownerReferences?.find((o) => o.kind === 'Account')?.uid;
+  return madeFor !== undefined && owner?.uid !== undefined && madeFor !== owner.uid;
 }
 
 /** The secrets of `s` that sign at `now`. */

@@ -160,6 +160,12 @@ describe('webhook secrets', () => {
     expect(made).toMatch(/^whsec_/);
     expect(await secrets.signingSecrets('signed', owner)).toEqual([made]);
     expect(await denied(secrets.rotate('signed', 60_000, owner))).toBe(true);
+    // The Account deleted and made again under its name: the old one's secret is not its own,
+    // and the controller, which may not replace it, says who can.
+    const namesake = { name: 'signed', uid: 'uid-of-a-new-account' };
+    await expect(secrets.signingSecrets('signed', namesake)).rejects.toThrow(
+      /made for a deleted account named signed .* `genjobs accounts webhook-secret signed` makes its own/,
+    );
   });
 });
 

@@ -49,6 +49,32 @@ it('with GENJOBS_WEBHOOK_SECRET_NAMESPACE the secrets live there, unowned, and t
     type: 'job.completed',
   });
 
+  expect(await shownSecret('acme')).toBe(current);
+});
+
+it("a new account of a deleted one's name gets a webhook secret of its own, not the deleted one's", async () => {
+  const old = (await svc.r.accounts.get('acme'))!;
+  const before = (await getSecret(secrets, 'genjobs-webhook-acme'))!;
+  expect(before.metadata?.annotations?.['genjobs.io/account-uid']).toBe(old.metadata.uid);
+  const oldSecret = Buffer.from(before.data?.current ?? '', 'base64').toString();
+  // kubectl delete account acme; kubectl create: the Secret, in a namespace of its own, stays.
+  await svc.r.accounts.delete('acme');
+  const made = await svc.r.accounts.create({
+    metadata: { name: 'acme' },
+    spec: { plan: 'pro', grantedMicroCents: 1 },
+  });
+  const shown = await shownSecret('acme');
+  expect(shown).toMatch(/^whsec_/);
+  expect(shown).not.toBe(oldSecret);
+  const after = (await getSecret(secrets, 'genjobs-webhook-acme'))!;
+  expect(after.metadata?.annotations?.['genjobs.io/account-uid']).toBe(made.metadata.uid);
+  // Not kept as the previous one either: the deleted account's secret signs nothing more.
+  expect(after.data?.previous).toBeUndefined();
+  expect(await shownSecret('acme')).toBe(shown);
+});
+
+/** What `genjobs accounts webhook-secret NAME` prints. */
+async function shownSecret(account: string): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [
@@ -59,9 +85,9 @@ it('with GENJOBS_WEBHOOK_SECRET_NAMESPACE the secrets live there, unowned, and t
       svc.kube.namespace,
       'accounts',
       'webhook-secret',
-      'acme',
+      account,
     ],
     { env: { ...process.env, NODE_NO_WARNINGS: '1', GENJOBS_WEBHOOK_SECRET_NAMESPACE: secrets.namespace } },
   );
-  expect(stdout.trim()).toBe(current);
-});
+  return stdout.trim();
+}
