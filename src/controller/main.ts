@@ -282,6 +282,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     now,
     reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
     leaseGraceMs: config.GENJOBS_LEASE_GRACE,
+    plans: config.GENJOBS_PLANS,
     enqueueJob: (id) => jobQueue.queue.add(id),
   });
   const uploadReconciler = new UploadReconciler({

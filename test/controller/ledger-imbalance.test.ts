@@ -44,6 +44,7 @@ beforeAll(async () => {
     metrics,
     reservationGraceMs: 60_000,
     leaseGraceMs: 2_000,
+    plans: { free: 2, pro: 20 },
     enqueueJob: () => {},
   });
 });
@@ -69,12 +70,12 @@ const warnings = async () =>
  * Reconciles as the informer's events would: once the cache holds what the apiserver has,
  * and again after each write the reconcile made, until a reconcile writes nothing.
  */
-async function reconcile(): Promise<Account> {
+async function reconcile(name = 'edited'): Promise<Account> {
   for (let i = 0; ; i++) {
-    const before = (await r.accounts.get('edited'))!;
+    const before = (await r.accounts.get(name))!;
     await caughtUp(before);
-    await reconciler.reconcile('edited');
-    const after = (await r.accounts.get('edited'))!;
+    await reconciler.reconcile(name);
+    const after = (await r.accounts.get(name))!;
     if (after.metadata.resourceVersion === before.metadata.resourceVersion || i >= 5) {
       await caughtUp(after);
       return after;
@@ -84,7 +85,7 @@ async function reconcile(): Promise<Account> {
 
 const caughtUp = (a: Account) =>
   eventually(
-    () => accounts.get('edited')?.metadata.resourceVersion === a.metadata.resourceVersion,
+    () => accounts.get(a.metadata.name ?? '')?.metadata.resourceVersion === a.metadata.resourceVersion,
     5_000,
     'cache caught up',
   );
@@ -151,6 +152,19 @@ it('a hand-edited ledger: Ready=False LedgerImbalanced, one Event and one error 
   await eventually(() => accounts.get('edited') === undefined, 5_000, 'deletion seen');
   await reconciler.reconcile('edited');
   expect(await gauge()).toBe(0);
+});
+
+it('an Account of a plan the service does not have: Ready=False UnknownPlan, naming the plans; set one, Ready', async () => {
+  await r.accounts.create({ metadata: { name: 'gilded' }, spec: { plan: 'gold', grantedMicroCents: 1_000 } });
+  let a = await reconcile('gilded');
+  expect(ready(a)).toMatchObject({
+    status: 'False',
+    reason: 'UnknownPlan',
+    message: "plan gold is not one of this service's (free, pro): its submits are refused until it has one",
+  });
+  await r.accounts.update({ ...a, spec: { ...a.spec, plan: 'pro' } });
+  a = await reconcile('gilded');
+  expect(ready(a)).toMatchObject({ status: 'True', reason: 'LedgerCurrent' });
 });
 
 it('says the amount in dollars exactly and which way', () => {

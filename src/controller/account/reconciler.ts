@@ -23,6 +23,11 @@ export interface AccountReconcilerDeps {
   /** How long after its term a credit lease is counted and closed (docs/money.md). */
   leaseGraceMs: number;
   enqueueJob: (jobId: string) => void;
+  /**
+   * The service's plans (GENJOBS_PLANS): an Account of another plan may run no jobs (the
+   * api refuses its submits), which its Ready condition says.
+   */
+  plans?: Readonly<Record<string, number>>;
   /** Where the count of Accounts whose ledger does not balance is reported. */
   metrics?: Pick<Metrics, 'ledgerImbalancedAccounts'>;
   now?: () => number;
@@ -34,8 +39,9 @@ export interface AccountReconcilerDeps {
  * passed, refunds reservations whose job never appeared (the api died between reserving
  * and creating the job) once a grace period has passed, hands
  * reservations of finished jobs to the job reconciler to settle, and reports its state
- * in the Ready condition, including a ledger that does not balance (see {@link imbalance}):
- * every write of the ledger is balanced, so only a hand edit of the status makes one.
+ * in the Ready condition: a ledger that does not balance (see {@link imbalance}; every write
+ * of the ledger is balanced, so only a hand edit of the status makes one), a lowered grant,
+ * a plan the service does not have.
  */
 export class AccountReconciler {
   private readonly d: AccountReconcilerDeps;
@@ -143,7 +149,13 @@ export class AccountReconciler {
               reason: 'GrantLowered',
               message: `grantedMicroCents is below the ${applied} already applied; grants can only be raised`,
             }
-          : { status: 'True' as const, reason: 'LedgerCurrent', message: 'grants applied' };
+          : this.d.plans && !Object.hasOwn(this.d.plans, account.spec.plan)
+            ? {
+                status: 'False' as const,
+                reason: 'UnknownPlan',
+                message: `plan ${account.spec.plan} is not one of this service's (${Object.keys(this.d.plans).join(', ')}): its submits are refused until it has one`,
+              }
+            : { status: 'True' as const, reason: 'LedgerCurrent', message: 'grants applied' };
     const conditions = setCondition(
       account.status?.conditions,
       { type: 'Ready', ...ready, observedGeneration: account.metadata.generation },
