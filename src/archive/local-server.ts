@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -34,6 +34,9 @@ export class LocalPostgres {
   readonly port: number;
   private readonly bin: string;
 
+  /** Whether it serves TLS (server.crt and server.key in its directory). */
+  private tls = false;
+
   private constructor(dir: string, port: number, bin: string) {
     this.dir = dir;
     this.port = port;
@@ -49,15 +52,23 @@ export class LocalPostgres {
     return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   }
 
-  static async start(): Promise<LocalPostgres> {
+  /** With `tls`, the server also accepts TLS with that certificate (PEM) and its key. */
+  static async start(o: { tls?: { cert: string; key: string } } = {}): Promise<LocalPostgres> {
     const dir = await mkdtemp(join(tmpdir(), 'genjobs-pg-'));
     const server = new LocalPostgres(dir, await freePort(), postgresBinDir());
     await mkdir(join(dir, 'data'));
+    const files = [dir, join(dir, 'data')];
+    if (o.tls) {
+      // PostgreSQL refuses a key file that others may read.
+      await writeFile(join(dir, 'server.crt'), o.tls.cert, { mode: 0o600 });
+      await writeFile(join(dir, 'server.key'), o.tls.key, { mode: 0o600 });
+      files.push(join(dir, 'server.crt'), join(dir, 'server.key'));
+      server.tls = true;
+    }
     if (userInfo().uid === 0) {
       const { stdout } = await run('id', ['-u', 'postgres']);
       const { stdout: gid } = await run('id', ['-g', 'postgres']);
-      await chown(dir, Number(stdout.trim()), Number(gid.trim()));
-      await chown(join(dir, 'data'), Number(stdout.trim()), Number(gid.trim()));
+      for (const f of files) await chown(f, Number(stdout.trim()), Number(gid.trim()));
     }
     await run(
       ...server.as(join(server.bin, 'initdb'), [
@@ -95,6 +106,8 @@ export class LocalPostgres {
       'synchronous_commit=off',
       '-c',
       'full_page_writes=off',
+      ...(this.tls ? ['-c', 'ssl=on', '-c', `ssl_cert_file=${join(this.dir, 'server.crt')}`] : []),
+      ...(this.tls ? ['-c', `ssl_key_file=${join(this.dir, 'server.key')}`] : []),
     ]);
     this.proc = startSupervised('postgres', cmd, args, { logFile: join(this.dir, 'postgres.log') });
     for (let i = 0; ; i++) {

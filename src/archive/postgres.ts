@@ -1,10 +1,14 @@
 import pg from 'pg';
+import { parseIntoClientConfig } from 'pg-connection-string';
 import type { SqlClient } from './sql-client.ts';
 
 export interface PostgresOptions {
   /** A libpq connection string (`postgres://user:pass@host:5432/db?sslmode=require`). */
   connectionString: string;
-  /** PEM of the CA that signed the server's certificate: TLS on, the certificate verified. */
+  /**
+   * PEM of the CA that signed the server's certificate: TLS on, the certificate and its host
+   * name verified against it, whatever the string's `sslmode` (`disable` is refused).
+   */
   tlsCa?: string;
   /** Connections in the pool. */
   maxConnections?: number;
@@ -18,8 +22,7 @@ export interface PostgresOptions {
 export function postgresClient(o: PostgresOptions): SqlClient {
   const timeout = o.timeoutMs ?? 5_000;
   const pool = new pg.Pool({
-    connectionString: o.connectionString,
-    ...(o.tlsCa ? { ssl: { ca: o.tlsCa, rejectUnauthorized: true } } : {}),
+    ...(o.tlsCa ? withCa(o.connectionString, o.tlsCa) : { connectionString: o.connectionString }),
     max: o.maxConnections ?? 10,
     connectionTimeoutMillis: timeout,
     query_timeout: timeout * 2,
@@ -50,4 +53,19 @@ export function postgresClient(o: PostgresOptions): SqlClient {
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * The connection settings of `connectionString` with TLS verified against `ca`. Not the
+ * string plus pg's `ssl` option: pg lets any TLS parameter of the string replace that option
+ * whole, so `?sslmode=require` would verify against the system's CAs alone and refuse a
+ * server signed by a private one. A client certificate named in the string (sslcert,
+ * sslkey) is kept.
+ */
+export function withCa(connectionString: string, ca: string): pg.PoolConfig {
+  const { ssl, ...config } = parseIntoClientConfig(connectionString);
+  if (ssl === false)
+    throw new Error('the archive connection string says sslmode=disable, but a CA was given for TLS');
+  const client = typeof ssl === 'object' ? { cert: ssl.cert, key: ssl.key } : {};
+  return { ...config, ssl: { ...client, ca, rejectUnauthorized: true } };
 }
