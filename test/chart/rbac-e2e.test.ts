@@ -1,14 +1,17 @@
+import type { V1Container, V1Pod, V1PodSpec } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { AccountAdmin } from '../../src/accounts/admin.ts';
 import { WebhookSecrets, webhookSecretName } from '../../src/accounts/webhook-secret.ts';
 import type { Runtime } from '../../src/catalog/index.ts';
 import { MODEL_CREDENTIALS_LABEL, ModelCredentials } from '../../src/controller/job/credentials.ts';
+import { buildWorkerPod, JOB_LABEL } from '../../src/controller/job/pod.ts';
 import type { Kube } from '../../src/k8s/client.ts';
 import { ensureNamespace } from '../../src/k8s/crds.ts';
 import { statusCode } from '../../src/k8s/errors.ts';
 import { createPod } from '../../src/k8s/pods.ts';
 import { resources } from '../../src/k8s/resources.ts';
+import { API_VERSION, type GenerationJob } from '../../src/k8s/types.ts';
 import { eventually, kubeconfigPath } from '../support/cluster.ts';
 import { tokenKube } from '../support/rbac.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
@@ -17,14 +20,32 @@ import { KUBECTL, render, run } from './helm.ts';
 let s: TestStack;
 let apiKube: Kube;
 let controllerKube: Kube;
+/** The cluster-scoped objects installed, `Kind/name`, for afterAll to remove. */
+let policies: string[] = [];
 
-/** Installs the chart's ServiceAccounts, Roles and RoleBindings (nothing else) into the namespace. */
+/** The worker Pods' image and ServiceAccount as the chart renders them, for the controller's settings. */
+const WORKER = { image: 'genjobs-test-worker:e2e', serviceAccount: 'genjobs-worker' };
+const POLICY_KINDS = ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'];
+
+/**
+ * Installs the chart's ServiceAccounts, Roles and RoleBindings, and the policy on the Pods the
+ * controller creates (nothing else), into the namespace.
+ */
 async function installChartRbac(admin: Kube): Promise<void> {
   const { objects } = await render(
-    { worker: { modelCredentialSecrets: ['acme-token', 'unlabelled-token'] } },
+    {
+      worker: {
+        modelCredentialSecrets: ['acme-token', 'unlabelled-token'],
+        image: { repository: 'genjobs-test-worker', tag: 'e2e' },
+      },
+    },
     { namespace: admin.namespace },
   );
-  const rbac = objects.filter((o) => ['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind));
+  const rbac = objects.filter((o) =>
+    ['ServiceAccount', 'Role', 'RoleBinding', ...POLICY_KINDS].includes(o.kind),
+  );
+  policies = objects.filter((o) => POLICY_KINDS.includes(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`);
+  expect(policies).toHaveLength(2);
   expect(rbac.map((o) => o.kind)).toContain('Role');
   await ensureNamespace(admin, `${admin.namespace}-webhooks`);
   const r = await run(KUBECTL, ['apply', '-f', '-'], {
@@ -36,7 +57,11 @@ async function installChartRbac(admin: Kube): Promise<void> {
 
 beforeAll(async () => {
   s = await startTestStack('rbac-e2e', {
-    env: { GENJOBS_LEADER_ELECTION: 'true' },
+    env: {
+      GENJOBS_LEADER_ELECTION: 'true',
+      GENJOBS_WORKER_IMAGE: WORKER.image,
+      GENJOBS_WORKER_SERVICE_ACCOUNT: WORKER.serviceAccount,
+    },
     apiIdentity: async (admin) => {
       await installChartRbac(admin);
       apiKube = await tokenKube(admin, 'genjobs-api');
@@ -48,7 +73,13 @@ beforeAll(async () => {
     },
   });
 }, 180_000);
-afterAll(async () => s?.stop());
+afterAll(async () => {
+  await s?.stop();
+  if (policies.length)
+    await run(KUBECTL, ['delete', '--ignore-not-found', ...policies], {
+      env: { KUBECONFIG: kubeconfigPath() },
+    });
+});
 
 async function denied(p: Promise<unknown>): Promise<boolean> {
   try {
@@ -102,6 +133,89 @@ describe('the service under the chart RBAC', () => {
     expect(
       await denied(apiKube.core.readNamespacedSecret({ name: 'database', namespace: s.kube.namespace })),
     ).toBe(true);
+  });
+});
+
+describe('the Pods the controller may create', () => {
+  /** The apiserver's refusal (403) of a dry-run create by the controller, or undefined when admitted. */
+  async function refusal(pod: V1Pod): Promise<string | undefined> {
+    try {
+      await controllerKube.core.createNamespacedPod({
+        namespace: s.kube.namespace,
+        body: pod,
+        dryRun: 'All',
+      });
+      return undefined;
+    } catch (err) {
+      if (statusCode(err) !== 403) throw err;
+      return String((err as { body?: unknown }).body);
+    }
+  }
+
+  it('are worker Pods only: no other ServiceAccount or token, no Secret but the listed, the worker image and labels', async () => {
+    const job = {
+      apiVersion: API_VERSION,
+      kind: 'GenerationJob',
+      metadata: { name: 'j1', uid: 'uid-j1' },
+      spec: {
+        account: 'acme',
+        model: 'genjobs/reference-image/text-to-image',
+        version: 'v1',
+        input: { prompt: 'x' },
+        costMicroCents: 1,
+      },
+    } as GenerationJob;
+    const runtime = {
+      type: 'http',
+      url: 'https://models.example/v1',
+      authSecretRef: { name: 'acme-token', key: 'token' },
+      maxConcurrency: 1,
+      timeoutSeconds: 60,
+      typicalSeconds: 5,
+    } as Runtime;
+    const worker = buildWorkerPod(job, 1, runtime, {
+      image: WORKER.image,
+      command: ['genjobs', 'worker'],
+      serviceAccountName: WORKER.serviceAccount,
+      blobUrl: 'http://genjobs-api:8080/files',
+      blobPublicUrl: 'https://genjobs.example/files',
+      blobGrant: 'g',
+    }) as V1Pod;
+    const spec = worker.spec!;
+    const container = spec.containers[0]!;
+    const as = (change: Partial<V1PodSpec>, c: Partial<V1Container> = {}): V1Pod => ({
+      ...worker,
+      spec: { ...spec, ...change, containers: [{ ...container, ...c }] },
+    });
+    const admin = as({ serviceAccountName: 'genjobs-admin', automountServiceAccountToken: true });
+    // In force once the apiserver has loaded the policy.
+    await eventually(async () => (await refusal(admin)) !== undefined, 15_000, 'the policy in force');
+    expect(await refusal(worker)).toBeUndefined();
+    expect(await refusal(admin)).toMatch(/runs as ServiceAccount genjobs-worker without its token/);
+    expect(await refusal(as({ automountServiceAccountToken: true }))).toMatch(/without its token/);
+    const secretVolume = { name: 'db', secret: { secretName: 'genjobs-archive' } };
+    expect(await refusal(as({ volumes: [...(spec.volumes ?? []), secretVolume] }))).toMatch(
+      /emptyDir volumes only/,
+    );
+    const read = (name: string) => ({ name: 'X', valueFrom: { secretKeyRef: { name, key: 'k' } } });
+    expect(await refusal(as({}, { env: [...(container.env ?? []), read('genjobs-blob')] }))).toMatch(
+      /only the Secrets of worker.modelCredentialSecrets/,
+    );
+    expect(await refusal(as({}, { envFrom: [{ secretRef: { name: 'genjobs-blob' } }] }))).toMatch(
+      /only the Secrets of worker.modelCredentialSecrets/,
+    );
+    expect(
+      await refusal(as({}, { env: [...(container.env ?? []), read('unlabelled-token')] })),
+    ).toBeUndefined();
+    expect(await refusal(as({}, { image: 'busybox' }))).toMatch(
+      /runs the worker image genjobs-test-worker:e2e/,
+    );
+    const { [JOB_LABEL]: _, ...unfenced } = worker.metadata!.labels!;
+    expect(await refusal({ ...worker, metadata: { ...worker.metadata, labels: unfenced } })).toMatch(
+      /carries the worker labels/,
+    );
+    // The policy holds the controller alone: an administrator's Pods are not its business.
+    await s.kube.core.createNamespacedPod({ namespace: s.kube.namespace, body: admin, dryRun: 'All' });
   });
 });
 
