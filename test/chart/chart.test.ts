@@ -187,6 +187,35 @@ describe('settings', () => {
     expect([...config].filter((n) => !set.has(n) && !DEFAULT_ONLY.includes(n))).toEqual([]);
   });
 
+  it('a variable named in extraEnv replaces the chart entry of that name, which is rendered once', async () => {
+    const timeout = { name: 'GENJOBS_KUBE_TIMEOUT', value: '15s' };
+    const secret = { name: 'GENJOBS_BLOB_SECRET', valueFrom: { secretKeyRef: { name: 'mine', key: 'k' } } };
+    const extra = { name: 'NODE_OPTIONS', value: '--max-old-space-size=400' };
+    const { objects } = await render({
+      api: { extraEnv: [timeout, extra] },
+      controller: { extraEnv: [timeout, secret] },
+    });
+    const [api, controller] = deployments(objects).map(
+      (d) => d.spec.template.spec.containers[0].env as Array<{ name: string }>,
+    );
+    for (const [env, given] of [
+      [api!, [timeout, extra]],
+      [controller!, [timeout, secret]],
+    ] as const) {
+      const names = env.map((e) => e.name);
+      expect(
+        names.filter((n, i) => names.indexOf(n) !== i),
+        'names given twice',
+      ).toEqual([]);
+      // The chart's variables keep their order; the ones given come last, as given.
+      expect(env.slice(-given.length)).toEqual(given);
+      expect(names).toContain('GENJOBS_KUBE_LIST_TIMEOUT');
+    }
+    // Without extraEnv, every chart variable is still there.
+    const { objects: plain } = await render();
+    for (const d of deployments(plain)) expect(envOf(d).GENJOBS_KUBE_TIMEOUT).toBe('5s');
+  });
+
   it('numbers of 1,000,000 and more in a values file reach the processes as integers they accept', async () => {
     // A values file, not --set: YAML numbers reach the templates as floats.
     const { objects } = await render({

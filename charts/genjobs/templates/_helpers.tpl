@@ -228,6 +228,20 @@ seccompProfile:
 {{- end }}
 {{- end -}}
 
+{{/* A container's env: the chart's variables (.env, a YAML list), each left out when .extra
+(api.extraEnv, controller.extraEnv) names it, then .extra. So a name in extraEnv replaces the
+chart's: a second entry of one name makes the apiserver warn, `helm upgrade` drop one of
+them, and server-side apply refuse the Deployment. */}}
+{{- define "genjobs.env" -}}
+{{- $named := list -}}
+{{- range .extra }}{{ $named = append $named .name }}{{ end -}}
+{{- $env := list -}}
+{{- range fromYamlArray .env -}}
+{{- if not (has .name $named) }}{{ $env = append $env . }}{{ end -}}
+{{- end -}}
+{{- toYaml (concat $env .extra) -}}
+{{- end -}}
+
 {{/* The blob volume and the writable /tmp (the root filesystem is read-only). */}}
 {{- define "genjobs.volumes" -}}
 - name: tmp
