@@ -216,6 +216,18 @@ describe('settings', () => {
     for (const d of deployments(plain)) expect(envOf(d).GENJOBS_KUBE_TIMEOUT).toBe('5s');
   });
 
+  it('every field values.schema.json allows in worker.resources, the controller accepts', async () => {
+    const schema = JSON.parse(await readFile(join(CHART, 'values.schema.json'), 'utf8'));
+    const fields = Object.keys(schema.properties.worker.properties.resources.properties);
+    const samples: Record<string, unknown> = { requests: { cpu: '1' }, limits: { memory: '1Gi' } };
+    expect(fields.sort()).toEqual(Object.keys(samples).sort());
+    const parse = configSchema.shape.GENJOBS_WORKER_RESOURCES.safeParse;
+    for (const field of fields)
+      expect(parse(JSON.stringify({ [field]: samples[field] })).success, field).toBe(true);
+    // What the schema refuses, the controller refuses too.
+    expect(parse(JSON.stringify({ claims: [{ name: 'gpu' }] })).success).toBe(false);
+  });
+
   it('numbers of 1,000,000 and more in a values file reach the processes as integers they accept', async () => {
     // A values file, not --set: YAML numbers reach the templates as floats.
     const { objects } = await render({

@@ -103,6 +103,12 @@ export const BAD_VALUES: Array<{ what: string; values: object; mentions: string 
     values: { plans: { Gold: 5 } },
     mentions: "'Gold' does not match pattern",
   },
+  // The controller's GENJOBS_WORKER_RESOURCES takes requests and limits only: it would crash-loop.
+  {
+    what: 'worker resource claims',
+    values: { worker: { resources: { claims: [{ name: 'gpu' }] } } },
+    mentions: "at '/worker/resources': additional properties 'claims' not allowed",
+  },
   { what: 'a job TTL in words', values: { jobs: { ttl: '7 days' } }, mentions: "at '/jobs/ttl'" },
   {
     what: 'a malformed image digest',
