@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { ensureNamespace } from '../../src/k8s/crds.ts';
 import { eventually, kubeconfigPath, testNamespace } from '../support/cluster.ts';
-import { CHART, envOf, helm, kubectl, type Manifest, parseManifests, render } from './helm.ts';
+import { CHART, envOf, helm, installDryRun, kubectl, type Manifest, parseManifests, render } from './helm.ts';
 import { VARIANTS } from './variants.ts';
 
 /**
@@ -101,6 +101,23 @@ describe('kubectl apply --dry-run=server', () => {
     expect(examples.code, examples.stderr).toBe(0);
     expect(examples.stdout).toContain('account.genjobs.io/acme-studio created (server dry run)');
     expect(examples.stdout).toContain('configmap/catalog-acme created (server dry run)');
+  });
+});
+
+describe('NOTES of an install', () => {
+  it('the default file store says it needs a ReadWriteMany StorageClass, or S3', async () => {
+    const ns = (await testNamespace('chart-notes')).namespace;
+    const r = await installDryRun(kubeconfig, {}, { namespace: ns });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.notes).toMatch(/ReadWriteMany[\s\S]*blob\.type=s3/);
+    for (const values of [
+      VARIANTS.s3!,
+      { blob: { filesystem: { persistence: { existingClaim: 'mine' } } } },
+    ]) {
+      const other = await installDryRun(kubeconfig, values, { namespace: ns });
+      expect(other.code, other.stderr).toBe(0);
+      expect(other.notes).not.toContain('ReadWriteMany');
+    }
   });
 });
 

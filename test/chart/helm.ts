@@ -92,6 +92,30 @@ export async function template(values: object = {}, o: RenderOptions = {}): Prom
   ]);
 }
 
+/**
+ * `helm install --dry-run=server` of the chart against the cluster of the kubeconfig, which
+ * answers the templates' `lookup`s; nothing is created. Its output ends with the NOTES.
+ */
+export async function installDryRun(
+  kubeconfig: string,
+  values: object = {},
+  o: RenderOptions = {},
+): Promise<Run & { notes: string }> {
+  const r = await run(await helm(), [
+    'install',
+    o.release ?? 'genjobs',
+    CHART,
+    '--namespace',
+    o.namespace ?? 'genjobs',
+    '--dry-run=server',
+    '--kubeconfig',
+    kubeconfig,
+    '--values',
+    await valuesFile(values),
+  ]);
+  return { ...r, notes: r.stdout.split('\nNOTES:\n')[1] ?? '' };
+}
+
 /** `helm lint --strict` of the chart with the values. */
 export async function lint(values: object = {}): Promise<Run> {
   return run(await helm(), [
