@@ -6,7 +6,18 @@ import { stringify } from 'yaml';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { ensureNamespace } from '../../src/k8s/crds.ts';
 import { eventually, kubeconfigPath, testNamespace } from '../support/cluster.ts';
-import { CHART, envOf, helm, installDryRun, kubectl, type Manifest, parseManifests, render } from './helm.ts';
+import {
+  CHART,
+  envOf,
+  find,
+  helm,
+  installDryRun,
+  kubectl,
+  type Manifest,
+  parseManifests,
+  render,
+  run,
+} from './helm.ts';
 import { VARIANTS } from './variants.ts';
 
 /**
@@ -118,6 +129,35 @@ describe('NOTES of an install', () => {
       expect(other.code, other.stderr).toBe(0);
       expect(other.notes).not.toContain('ReadWriteMany');
     }
+  });
+});
+
+describe('one release per namespace', () => {
+  it("an install beside another release's controller fails, naming it; the release itself passes", async () => {
+    const ns = (await testNamespace('chart-twice')).namespace;
+    const { objects } = await render({}, { namespace: ns, release: 'first' });
+    // Its controller Deployment is what the guard looks for; no Pod needs to run.
+    const controller = find(objects, 'Deployment', 'first-controller');
+    controller.spec.replicas = 0;
+    const applied = await kubectl(kubeconfig, ['apply', '-f', '-'], stringify(controller));
+    expect(applied.code, applied.stderr).toBe(0);
+
+    const second = await installDryRun(kubeconfig, {}, { namespace: ns, release: 'second' });
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain(`namespace ${ns} already runs genjobs (release "first"`);
+    expect(second.stderr).toContain('install one release per namespace');
+    // Its own upgrade finds only its own controller.
+    const again = await run(await helm(), [
+      'template',
+      'first',
+      CHART,
+      '--namespace',
+      ns,
+      '--dry-run=server',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
+    expect(again.code, again.stderr).toBe(0);
   });
 });
 

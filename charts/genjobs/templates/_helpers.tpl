@@ -228,6 +228,19 @@ seccompProfile:
 {{- end }}
 {{- end -}}
 
+{{/* One release per namespace: the controller of a second one would reconcile every
+GenerationJob, Account and catalog ConfigMap of the namespace along with the first's. Its
+webhook namespace (<namespace>-webhooks) is the first's too. lookup reads nothing under
+`helm template` (nor Argo CD), which the README's install section warns of instead. */}}
+{{- define "genjobs.oneReleasePerNamespace" -}}
+{{- range (lookup "apps/v1" "Deployment" .Release.Namespace "").items }}
+{{- $labels := .metadata.labels | default dict }}
+{{- if and (eq (get $labels "app.kubernetes.io/part-of") "genjobs") (eq (get $labels "app.kubernetes.io/component") "controller") (ne (get $labels "app.kubernetes.io/instance") $.Release.Name) }}
+{{- fail (printf "namespace %s already runs genjobs (release %q, Deployment %s): install one release per namespace, since both controllers would reconcile every GenerationJob, Account and catalog ConfigMap in it" $.Release.Namespace (get $labels "app.kubernetes.io/instance") .metadata.name) }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
 {{/* A container's env: the chart's variables (.env, a YAML list), each left out when .extra
 (api.extraEnv, controller.extraEnv) names it, then .extra. So a name in extraEnv replaces the
 chart's: a second entry of one name makes the apiserver warn, `helm upgrade` drop one of
