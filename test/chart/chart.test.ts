@@ -476,6 +476,29 @@ describe('worker isolation', () => {
     expect(rest).toEqual([]);
   });
 
+  it('DNS peers: a list is rendered as given; the former single peer merges over the default, an ipBlock alone', async () => {
+    const dnsPeers = async (dns: unknown) => {
+      const { objects } = await render({ networkPolicy: { worker: { dns } } });
+      return find(objects, 'NetworkPolicy', 'genjobs-worker').spec.egress[0].to;
+    };
+    const kubeDns = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+      podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+    };
+    const nodeLocal = { ipBlock: { cidr: '169.254.20.10/32' } };
+    expect(find((await render()).objects, 'NetworkPolicy', 'genjobs-worker').spec.egress[0].to).toEqual([
+      kubeDns,
+    ]);
+    // NodeLocal DNSCache beside kube-dns: two peers, the ipBlock on its own.
+    expect(await dnsPeers([nodeLocal, kubeDns])).toEqual([nodeLocal, kubeDns]);
+    // A map, as values files wrote it before: merged over the default peer...
+    expect(await dnsPeers({ podSelector: { matchLabels: { 'k8s-app': 'coredns' } } })).toEqual([
+      { ...kubeDns, podSelector: { matchLabels: { 'k8s-app': 'coredns' } } },
+    ]);
+    // ...except an ipBlock, which takes no selector.
+    expect(await dnsPeers(nodeLocal)).toEqual([nodeLocal]);
+  });
+
   it('worker Pods pull their image with imagePullSecrets, through the worker ServiceAccount', async () => {
     const pullSecrets = [{ name: 'regcred' }];
     const { objects } = await render({ imagePullSecrets: pullSecrets });

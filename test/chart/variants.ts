@@ -54,9 +54,16 @@ export const VARIANTS: Record<string, object> = {
     jobs: { ttl: '3d' },
     logLevel: 'debug',
   },
-  'open worker egress, admin group': {
+  'open worker egress, NodeLocal DNSCache, admin group': {
     networkPolicy: {
       worker: {
+        dns: [
+          { ipBlock: { cidr: '169.254.20.10/32' } },
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+            podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+          },
+        ],
         publicInternet: true,
         modelServers: [
           { to: [{ ipBlock: { cidr: '203.0.113.0/24' } }], ports: [{ port: 443, protocol: 'TCP' }] },
@@ -130,6 +137,18 @@ export const BAD_VALUES: Array<{ what: string; values: object; mentions: string 
     what: 'a model server rule without peers',
     values: { networkPolicy: { worker: { modelServers: [{ ports: [{ port: 443 }] }] } } },
     mentions: "at '/networkPolicy/worker/modelServers/0'",
+  },
+  // The apiserver refuses a peer with both: "may not specify both ipBlock and another peer".
+  {
+    what: 'a DNS peer with an ipBlock and a selector',
+    values: {
+      networkPolicy: {
+        worker: {
+          dns: [{ ipBlock: { cidr: '169.254.20.10/32' }, podSelector: { matchLabels: { a: 'b' } } }],
+        },
+      },
+    },
+    mentions: "at '/networkPolicy/worker/dns/0': maxProperties",
   },
   {
     what: 'an admin subject of an unknown kind',
