@@ -683,6 +683,8 @@ describe('optional parts', () => {
     const rules = find(objects, 'PrometheusRule', 'genjobs').spec.groups[0].rules as Array<{
       alert: string;
       expr: string;
+      labels: Record<string, string>;
+      annotations: { summary: string; description: string };
     }>;
     expect(rules.map((r) => r.alert)).toEqual([
       'GenjobsApiErrorRate',
@@ -690,8 +692,14 @@ describe('optional parts', () => {
       'GenjobsWebhookFailures',
       'GenjobsControllerNotLeading',
       'GenjobsCatalogReloadFailing',
+      'GenjobsLedgerImbalanced',
+      'GenjobsReconcileErrors',
       'GenjobsArchiveLagging',
+      'GenjobsArchiveErrors',
     ]);
+    expect(rules.find((r) => r.alert === 'GenjobsLedgerImbalanced')).toMatchObject({
+      labels: { severity: 'critical' },
+    });
     // The api's error ratio counts client requests: not the probes and scrapes, whose route
     // labels come from the running app.
     const probeRoutes = await routeLabelsOf(['/healthz', '/readyz', '/metrics']);
@@ -724,6 +732,27 @@ describe('optional parts', () => {
       const base = name.replace(/_(bucket|count|sum)$/, '');
       const known = exported.has(name) || exported.get(base) === 'histogram';
       expect(known, `${name} is not exported by src/metrics.ts`).toBe(true);
+    }
+    // The labels a rule matches, groups by or names in its annotations are its metrics' own
+    // (or the scrape's: job, namespace, instance).
+    const labelsOf = (name: string) =>
+      (
+        metrics.registry.getSingleMetric(name.replace(/_(bucket|count|sum)$/, '')) as unknown as {
+          labelNames: string[];
+        }
+      ).labelNames;
+    for (const rule of rules) {
+      expect(rule.annotations.summary, rule.alert).toBeTruthy();
+      expect(rule.annotations.description, rule.alert).toBeTruthy();
+      const names = rule.expr.match(/genjobs_[a-z_]+/g) ?? [];
+      const own = new Set(['job', 'namespace', 'instance', 'le', ...names.flatMap(labelsOf)]);
+      const text = `${rule.expr} ${rule.annotations.summary} ${rule.annotations.description}`;
+      const used = [
+        ...[...rule.expr.matchAll(/(?:by|on) \(([^)]*)\)/g)].flatMap(([, l]) => l!.split(/,\s*/)),
+        ...[...rule.expr.matchAll(/[{,]\s*([a-z_]+)\s*(?:=~|!~|!=|=)/g)].map(([, l]) => l!),
+        ...[...text.matchAll(/\$labels\.([a-z_]+)/g)].map(([, l]) => l!),
+      ];
+      for (const label of used) expect(own.has(label), `${rule.alert}: label ${label}`).toBe(true);
     }
   });
 });
