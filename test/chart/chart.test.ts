@@ -515,6 +515,28 @@ describe('worker isolation', () => {
     expect(find(none, 'ServiceAccount', 'genjobs-worker').imagePullSecrets).toBeUndefined();
   });
 
+  it('the bundled PostgreSQL mounts no token, pulls with the chart pull Secrets and is placed as given', async () => {
+    const placement = {
+      nodeSelector: { pool: 'db' },
+      tolerations: [{ key: 'db', operator: 'Exists', effect: 'NoSchedule' }],
+      affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } },
+      priorityClassName: 'genjobs-db',
+    };
+    const { objects } = await render({
+      imagePullSecrets: [{ name: 'regcred' }],
+      archive: { postgres: { ...placement, image: { tag: '17.5', pullPolicy: 'Always' } } },
+    });
+    const pod = find(objects, 'StatefulSet', 'genjobs-postgres').spec.template.spec;
+    expect(pod).toMatchObject({ ...placement, imagePullSecrets: [{ name: 'regcred' }] });
+    expect(pod.containers[0]).toMatchObject({ image: 'postgres:17.5', imagePullPolicy: 'Always' });
+    const { objects: plain } = await render();
+    const defaults = find(plain, 'StatefulSet', 'genjobs-postgres').spec.template.spec;
+    expect(defaults.automountServiceAccountToken).toBe(false);
+    for (const field of ['imagePullSecrets', 'nodeSelector', 'tolerations', 'affinity', 'priorityClassName'])
+      expect(defaults[field], field).toBeUndefined();
+    expect(defaults.containers[0].imagePullPolicy).toBe('IfNotPresent');
+  });
+
   it('the bundled PostgreSQL takes connections from the api and the controller only', async () => {
     const { objects } = await render();
     const policy = find(objects, 'NetworkPolicy', 'genjobs-postgres');
