@@ -104,11 +104,10 @@ export const BAD_VALUES: Array<{ what: string; values: object; mentions: string 
   },
   { what: 'replicas as text', values: { api: { replicas: 'two' } }, mentions: "at '/api/replicas'" },
   { what: 'a misspelt key', values: { api: { replica: 3 } }, mentions: "at '/api'" },
-  // helm's validator reports a propertyNames failure at a wrong location: match its message.
   {
     what: 'a plan name with capitals',
     values: { plans: { Gold: 5 } },
-    mentions: "'Gold' does not match pattern",
+    mentions: "at '/plans': additional properties 'Gold' not allowed",
   },
   // The controller's GENJOBS_WORKER_RESOURCES takes requests and limits only: it would crash-loop.
   {
