@@ -779,6 +779,21 @@ describe('optional parts', () => {
   });
 });
 
+describe('alert thresholds', () => {
+  it('take any Prometheus duration, and the archive lag compares in seconds', async () => {
+    const { objects } = await render({
+      metrics: { prometheusRule: { enabled: true, pendingFor: '2d', archiveLag: '1h30m' } },
+    });
+    const rules = find(objects, 'PrometheusRule', 'genjobs').spec.groups[0].rules as Array<{
+      alert: string;
+      expr: string;
+      for: string;
+    }>;
+    expect(rules.find((r) => r.alert === 'GenjobsJobsStuckPending')!.for).toBe('2d');
+    expect(rules.find((r) => r.alert === 'GenjobsArchiveLagging')!.expr).toMatch(/\) > 5400$/);
+  });
+});
+
 /** The route labels the api's request metric gets for these paths, from the app itself. */
 async function routeLabelsOf(paths: string[]): Promise<string[]> {
   const metrics = createMetrics(new Registry(), { processMetrics: false });

@@ -115,6 +115,11 @@ export const BAD_VALUES: Array<{ what: string; values: object; mentions: string 
     values: { worker: { resources: { claims: [{ name: 'gpu' }] } } },
     mentions: "at '/worker/resources': additional properties 'claims' not allowed",
   },
+  {
+    what: 'an alert duration in words',
+    values: { metrics: { prometheusRule: { pendingFor: '2 days' } } },
+    mentions: "at '/metrics/prometheusRule/pendingFor'",
+  },
   { what: 'a job TTL in words', values: { jobs: { ttl: '7 days' } }, mentions: "at '/jobs/ttl'" },
   {
     what: 'a malformed image digest',

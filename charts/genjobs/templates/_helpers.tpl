@@ -322,9 +322,19 @@ them, and server-side apply refuse the Deployment. */}}
   readOnly: true
 {{- end }}
 {{- end -}}
-{{/* A duration like 90s, 15m or 2h in seconds (PromQL compares numbers). */}}
+{{/* A duration in seconds: a number of seconds, one as the processes read it (1.5m, 500ms, 7d)
+or one of Prometheus (1h30m, 2d, 1w, 1y; a year is 365 days). */}}
 {{- define "genjobs.seconds" -}}
-{{- $n := int (regexReplaceAll "[smh]$" . "") -}}
-{{- if hasSuffix "h" . }}{{ mul $n 3600 }}{{ else if hasSuffix "m" . }}{{ mul $n 60 }}{{ else }}{{ $n }}{{ end -}}
+{{- if kindIs "string" . -}}
+{{- $unit := dict "ms" 0.001 "" 1.0 "s" 1.0 "m" 60.0 "h" 3600.0 "d" 86400.0 "w" 604800.0 "y" 31536000.0 -}}
+{{- $total := 0.0 -}}
+{{- range regexFindAll "[0-9.]+(ms|[smhdwy])?" . -1 -}}
+{{- $n := regexFind "^[0-9.]+" . -}}
+{{- $total = addf $total (mulf (float64 $n) (index $unit (trimPrefix $n .))) -}}
+{{- end -}}
+{{- include "genjobs.number" $total -}}
+{{- else -}}
+{{- include "genjobs.number" (float64 .) -}}
+{{- end -}}
 {{- end -}}
 {{/* --- end job history --- */}}
