@@ -779,6 +779,25 @@ describe('optional parts', () => {
   });
 });
 
+describe('Grafana dashboard', () => {
+  it("is the release namespace's own: uid (40 characters at most) and title, the panels as in files/", async () => {
+    const dashboardIn = async (namespace: string) => {
+      const { objects } = await render(VARIANTS['monitoring on']!, { namespace });
+      return JSON.parse(find(objects, 'ConfigMap', 'genjobs-dashboard').data['genjobs.json']);
+    };
+    const file = JSON.parse(await readFile(join(CHART, 'files/dashboard.json'), 'utf8'));
+    const long = 'a-namespace-whose-name-is-longer-than-a-grafana-uid';
+    const [one, other, longer, longer2] = await Promise.all(
+      ['genjobs', 'genjobs-eu', long, `${long}-2`].map(dashboardIn),
+    );
+    expect([one.uid, one.title]).toEqual(['genjobs-genjobs', 'genjobs (genjobs)']);
+    expect([other.uid, other.title]).toEqual(['genjobs-genjobs-eu', 'genjobs (genjobs-eu)']);
+    expect(longer.uid.length).toBeLessThanOrEqual(40);
+    expect(longer2.uid).not.toBe(longer.uid);
+    expect({ ...one, uid: file.uid, title: file.title }).toEqual(file);
+  });
+});
+
 describe('alert thresholds', () => {
   it('take any Prometheus duration, and the archive lag compares in seconds', async () => {
     const { objects } = await render({
