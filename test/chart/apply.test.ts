@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -174,6 +174,24 @@ describe('upgrading', () => {
     const r = await kubectl(kubeconfig, [...args, '--dry-run=server']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('generationjobs.genjobs.io serverside-applied (server dry run)');
+  });
+
+  it('so is the one for a packaged chart, which reads the CRDs with `helm show crds`', async () => {
+    const pipe = /helm show crds <chart> --version <new version> \| (kubectl apply [^\n]*-f -)\n/.exec(
+      await readFile(join(CHART, 'templates/NOTES.txt'), 'utf8'),
+    );
+    expect(pipe?.[1]).toBe('kubectl apply --server-side --force-conflicts -f -');
+    expect(await readFile(join(REPO_ROOT, 'README.md'), 'utf8')).toContain(
+      `helm show crds <chart> --version <version> | ${pipe![1]}`,
+    );
+    const crds = await run(await helm(), ['show', 'crds', CHART]);
+    expect(crds.code, crds.stderr).toBe(0);
+    const r = await kubectl(kubeconfig, [...pipe![1]!.split(' ').slice(1), '--dry-run=server'], crds.stdout);
+    expect(r.code, r.stderr).toBe(0);
+    // Every CRD, not the last one only: each file starts with "---", which `helm show crds`
+    // does not add between them.
+    const applied = r.stdout.split('\n').filter((l) => l.endsWith('serverside-applied (server dry run)'));
+    expect(applied).toHaveLength((await readdir(join(CHART, 'crds'))).length);
   });
 });
 
