@@ -228,6 +228,19 @@ describe('settings', () => {
     expect(parse(JSON.stringify({ claims: [{ name: 'gpu' }] })).success).toBe(false);
   });
 
+  it("the api's start-up probe waits well past a first list that takes all of kube.listTimeout", async () => {
+    for (const listTimeout of [undefined, '3m', 90, '1.5m']) {
+      const { objects } = await render(listTimeout === undefined ? {} : { kube: { listTimeout } });
+      const api = find(objects, 'Deployment', 'genjobs-api');
+      // As the process reads it: milliseconds.
+      const listMs = configSchema.shape.GENJOBS_KUBE_LIST_TIMEOUT.parse(envOf(api).GENJOBS_KUBE_LIST_TIMEOUT);
+      const probe = api.spec.template.spec.containers[0].startupProbe;
+      expect(probe.periodSeconds * probe.failureThreshold * 1000, String(listTimeout)).toBeGreaterThanOrEqual(
+        2 * listMs + 30_000,
+      );
+    }
+  });
+
   it('numbers of 1,000,000 and more in a values file reach the processes as integers they accept', async () => {
     // A values file, not --set: YAML numbers reach the templates as floats.
     const { objects } = await render({
