@@ -1,4 +1,4 @@
-import type { Account, AccountStatus, GenerationJob } from '../k8s/types.ts';
+import { type Account, type AccountStatus, type GenerationJob, isTerminal } from '../k8s/types.ts';
 import { applyLeaseOp, type LeaseOp, leaseHeld } from './lease-ops.ts';
 
 /**
@@ -144,8 +144,11 @@ function applyOp(status: ReturnType<typeof normalized>, op: LedgerOp): LedgerRes
   return { ok: true, amount: op.kind === 'reserve' ? op.cost : (held ?? 0) };
 }
 
-/** Where a job's money is held, if anywhere. */
-export type Holding = 'reservation' | 'lease' | 'none';
+/**
+ * Where a job's money is held, if anywhere; `free`: an unfinished job that costs nothing (a
+ * 100% discount), which may run with nothing held and has nothing to settle.
+ */
+export type Holding = 'reservation' | 'lease' | 'free' | 'none';
 
 /**
  * Whether the account holds the job's money (unsettled: waiting, running or awaiting
@@ -163,6 +166,7 @@ export function holding(
   if (reserved !== undefined) return reserved === job.spec.costMicroCents ? 'reservation' : 'none';
   const lease = job.spec.lease;
   if (lease && leaseHeld(account?.status?.leases?.[lease], jobId) && fits(lease, job)) return 'lease';
+  if (job.spec.costMicroCents === 0 && !lease && !isTerminal(job.status?.phase)) return 'free';
   return 'none';
 }
 

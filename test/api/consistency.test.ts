@@ -91,6 +91,21 @@ describe('consistency of what clients see', () => {
     expect([other.status, (await other.json()).code]).toEqual([409, 'IDEMPOTENCY_KEY_REUSED']);
   });
 
+  it('the same body with its fields in another order (another client, another language) replays its key', async () => {
+    const send = (body: string) =>
+      s.call('/v1/jobs/submit', {
+        method: 'POST',
+        key,
+        headers: { 'idempotency-key': 'order-7782', 'content-type': 'application/json' },
+        body,
+      });
+    const first = await send(`{"model":"${IMAGE}","input":{"prompt":"fields","seed":7}}`);
+    expect(first.status).toBe(200);
+    const again = await send(`{"input":{"seed":7,"prompt":"fields"},"model":"${IMAGE}"}`);
+    expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect((await again.json()).jobId).toBe((await first.json()).jobId);
+  });
+
   it('a GET right after submit always sees the job', async () => {
     for (let i = 0; i < 30; i++) {
       const { jobId } = await (
@@ -101,12 +116,22 @@ describe('consistency of what clients see', () => {
     }
   });
 
+  it('a list right after a submit shows the job (the same replica, before its cache has it)', async () => {
+    for (let i = 0; i < 30; i++) {
+      const { jobId } = await (
+        await s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: IMAGE, input } })
+      ).json();
+      const page = await (await s.call('/v1/jobs?limit=50', { key })).json();
+      expect(page.jobs.map((j: { jobId: string }) => j.jobId)).toContain(jobId);
+    }
+  });
+
   it('a cancel racing the move to processing has one winner, later GETs agree, and the ledger balances', async () => {
     const outcomes = new Set<number>();
     for (let round = 0; round < 40 && outcomes.size < 2; round++) {
-      // A job leaves pending when it is admitted, a few ms after submit on an idle model: so
-      // the model's four slots are taken by jobs submitted with it, and the cancel races
-      // whichever admission (at once, or when a slot frees) its job gets.
+      // A job leaves pending when its worker Pod runs, soon after submit on an idle model:
+      // so the model's four slots are taken by jobs submitted with it, and the cancel races
+      // whichever start (at once, or when a slot frees) its job gets.
       const submitted = await Promise.all(
         Array.from({ length: 5 }, async () =>
           (await s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: IMAGE, input } })).json(),

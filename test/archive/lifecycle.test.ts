@@ -6,7 +6,7 @@ import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
 import { uploadKey } from '../../src/blob/keys.ts';
 import type { RunningController } from '../../src/controller/main.ts';
-import type { GenerationJob } from '../../src/k8s/types.ts';
+import type { Account, GenerationJob } from '../../src/k8s/types.ts';
 import { eventually } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
@@ -151,7 +151,7 @@ describe('a finished job moves from etcd to the archive', () => {
 
   it('an Idempotency-Key past its window makes one new job, which its retries then replay', async () => {
     // The key's first job, submitted two days ago and archived since.
-    const first = firstKeyedJobId('acme', 'order-2231');
+    const first = firstKeyedJobId((await s.r.accounts.get('acme'))!, 'order-2231');
     const twoDaysAgo = new Date(Date.now() - 48 * 3_600_000).toISOString();
     await archive.upsertJobs([
       {
@@ -181,7 +181,8 @@ describe('a finished job moves from etcd to the archive', () => {
 
   it("a deleted account's archived jobs stay its own: a new account of its name sees none of them", async () => {
     // Archived while the first umbrella existed: made a minute before the second one was.
-    const first = firstKeyedJobId('umbrella', 'order-1');
+    const deleted = { metadata: { name: 'umbrella', uid: 'uid-of-the-deleted-umbrella' } } as Account;
+    const first = firstKeyedJobId(deleted, 'order-1');
     const minuteAgo = new Date(Date.now() - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     await archive.upsertJobs([
       {
@@ -212,7 +213,9 @@ describe('a finished job moves from etcd to the archive', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('idempotent-replayed')).toBeNull();
     const { jobId } = await res.json();
-    expect(jobId).toBe(nextKeyedJobId(first));
+    // Key chains start from the account's uid: the new account's is its own.
+    expect(jobId).toBe(firstKeyedJobId((await s.r.accounts.get('umbrella'))!, 'order-1'));
+    expect(jobId).not.toBe(first);
     const listed = (await (await s.call('/v1/jobs', { key: newKey })).json()).jobs;
     expect(listed.map((j: { jobId: string }) => j.jobId)).toEqual([jobId]);
   });

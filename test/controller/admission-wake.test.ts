@@ -14,6 +14,14 @@ afterAll(async () => {
 });
 
 const model = 'genjobs/reference-image/text-to-image';
+/** Admitted: its first Pod made (the job stays pending until the Pod runs, which it never does here). */
+const admitted = async (id: string) =>
+  (
+    await s.kube.core.listNamespacedPod({
+      namespace: s.kube.namespace,
+      labelSelector: `genjobs.io/job=${id}`,
+    })
+  ).items.length > 0;
 /** The default catalog's maxConcurrency of the model. */
 const SLOTS = 4;
 
@@ -29,7 +37,6 @@ it('a slot freed by another writer (a running job deleted) starts the next waiti
     expect(res.status).toBe(200);
     ids.push((await res.json()).jobId);
   }
-  const admitted = (id: string) => s.r.jobs.get(id).then((j) => j?.status?.phase === 'processing');
   const last = ids.at(-1)!;
   await eventually(
     async () => (await Promise.all(ids.slice(0, SLOTS).map(admitted))).every(Boolean),
@@ -66,4 +73,28 @@ it('a slot freed by another writer (a running job deleted) starts the next waiti
     5_000,
     'no job waiting in the state view',
   );
+});
+
+it('a job whose Pod waits for a node is pending (spec 3.1), and a cancel refunds it and removes the Pod', async () => {
+  const key = await s.account({ name: 'patient', plan: 'pro', grantMicroCents: 10_000_000 });
+  const res = await s.call('/v1/jobs/submit', {
+    method: 'POST',
+    key,
+    json: {
+      model: 'genjobs/reference-image/edit-image',
+      input: { prompt: 'x', image: 'https://example.com/a.png' },
+    },
+  });
+  expect(res.status).toBe(200);
+  const { jobId, costMicroCents } = await res.json();
+  await eventually(() => admitted(jobId), 15_000, 'its Pod made');
+  const record = await (await s.call(`/v1/jobs/${jobId}`, { key })).json();
+  expect([record.status, record.progress]).toEqual(['pending', 0]);
+  const cancel = await s.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key });
+  expect(cancel.status).toBe(200);
+  expect(await cancel.json()).toEqual({ jobId, status: 'cancelled', refundedMicroCents: costMicroCents });
+  await eventually(async () => !(await admitted(jobId)), 15_000, 'its Pod deleted');
+  const account = await (await s.call('/v1/account', { key })).json();
+  expect(account.spentMicroCents).toBe(0);
+  expect(account.balanceMicroCents + account.heldMicroCents).toBe(10_000_000);
 });

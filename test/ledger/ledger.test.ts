@@ -108,6 +108,52 @@ describe('the ledger on a real Account', () => {
     expect(imbalance((await account('freebie')).status)).toBe(0);
   });
 
+  it('submits the balance cannot pay are 402 however many come at once: those waiting for credit fill no plan slot', async () => {
+    const estimate = await s.call('/v1/jobs/estimate', {
+      method: 'POST',
+      key: await s.account({ name: 'pricer' }),
+      json: { model: IMAGE, input: { prompt: 'x' } },
+    });
+    const cost = (await estimate.json()).estimatedCostMicroCents as number;
+    // Room for three jobs; the pro plan allows twenty at once.
+    const key = await s.account({ name: 'short', plan: 'pro', grantMicroCents: cost * 3 });
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        s.call('/v1/jobs/submit', { method: 'POST', key, json: { model: IMAGE, input: { prompt: 'x' } } }),
+      ),
+    );
+    const codes = await Promise.all(
+      answers.map(async (a) => (a.status === 200 ? 200 : (await a.json()).code)),
+    );
+    expect(codes.filter((c) => c === 200)).toHaveLength(3);
+    expect(codes.filter((c) => c !== 200)).toEqual(Array(57).fill('INSUFFICIENT_BALANCE'));
+    await eventually(
+      async () => imbalance((await account('short')).status) === 0,
+      10_000,
+      'the ledger balanced',
+    );
+  });
+
+  it('a free job (a 100% discount) is queued, runs and completes with nothing held or charged', async () => {
+    const key = await s.account({ name: 'gratis', plan: 'pro', grantMicroCents: 0, discountPercent: 100 });
+    const res = await s.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: IMAGE, input: { prompt: 'x' } },
+    });
+    expect(res.status).toBe(200);
+    const { jobId, costMicroCents } = await res.json();
+    expect(costMicroCents).toBe(0);
+    await eventually(
+      async () => (await (await s.call(`/v1/jobs/${jobId}`, { key })).json()).status === 'completed',
+      60_000,
+      'the free job completed',
+    );
+    const a = await (await s.call('/v1/account', { key })).json();
+    expect([a.balanceMicroCents, a.heldMicroCents, a.spentMicroCents]).toEqual([0, 0, 0]);
+    expect(imbalance((await account('gratis')).status)).toBe(0);
+  });
+
   it('a process killed between reserving and creating the job: the reservation is refunded once, nothing lost', async () => {
     await s.admin.createAccount({ name: 'crash', plan: 'pro', grantMicroCents: 1_000_000 });
     await eventually(

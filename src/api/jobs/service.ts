@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import stableJson from 'safe-stable-stringify';
 import type { ArchiveStore } from '../../archive/store.ts';
 import {
   type Catalog,
@@ -15,7 +16,7 @@ import { type JobRecord, phaseOf } from '../../jobs/record.ts';
 import { ApiserverUnavailable, isAlreadyExists, isConflict, statusCode } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
-import type { GenerationJob } from '../../k8s/types.ts';
+import type { Account, GenerationJob } from '../../k8s/types.ts';
 import type { CreditLeases, Draw } from '../../ledger/credit-leases.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import type { Money } from '../../ledger/money.ts';
@@ -87,10 +88,18 @@ export class JobService {
   private readonly o: JobServiceOptions;
   private readonly gate: PlanGate;
   private readonly history: JobHistory;
+  /**
+   * Jobs this replica created that its cache may not show yet, oldest first: the job list
+   * shows them too, so a client that lists right after a submit sees its job (GET by id asks
+   * the apiserver on a miss). Each leaves at the cache's first event of it, or after a while.
+   */
+  private readonly created = new Map<string, { job: GenerationJob; at: number }>();
 
   constructor(options: JobServiceOptions) {
     this.o = options;
     this.gate = new PlanGate(options.jobCache, options.unfinishedJobs, () => this.now());
+    // Once the cache has shown a created job (any event of it), the cache answers for it.
+    options.jobCache.on((_type, job) => this.created.delete(job.metadata.name ?? ''));
     this.history = new JobHistory(options.archive);
   }
 
@@ -141,7 +150,8 @@ export class JobService {
     if (cmd.webhookUrl !== undefined) checkWebhookUrl(cmd.webhookUrl, this.o.webhookPolicy ?? {});
     const cost = price(variant, input, account.spec.discount).estimatedCostMicroCents;
 
-    const bodyHash = sha256(JSON.stringify([variant.slug, version, input, cmd.webhookUrl ?? null]));
+    // Keys sorted: the same request from a client that orders its fields otherwise is the same body.
+    const bodyHash = sha256(stableJson([variant.slug, version, input, cmd.webhookUrl ?? null]) ?? '');
     let jobId: string = randomUUID();
     if (cmd.idempotencyKey !== undefined) {
       const found = await this.keyedJob(principal, cmd.idempotencyKey, bodyHash).catch((err: unknown) => {
@@ -155,14 +165,19 @@ export class JobService {
     if (maxConcurrent === 0) throw this.noJobs(account.spec.plan);
     // Refusals come before the create: the api may not delete jobs (the chart's Role), and a
     // job left behind by a refusal would answer a replay of its key without holding money.
-    const slot = this.gate.enter(accountName, jobId, maxConcurrent);
-    if (!slot.ok) throw this.busy(accountName, slot.active, account.spec.plan, maxConcurrent, variant);
-    let draw: Draw;
+    // The money first: a balance that cannot pay is a 402, which no wait would change, and
+    // submits still waiting for credit do not count against the plan's concurrency. A free
+    // job (a 100% discount) holds no money and draws from no lease.
+    let draw: Draw | undefined;
     try {
-      draw = await this.o.leases.draw(accountName, cost);
+      draw = cost === 0 ? undefined : await this.o.leases.draw(accountName, cost);
     } catch (err) {
-      this.gate.leave(accountName, jobId);
       throw notQueued(err);
+    }
+    const slot = this.gate.enter(accountName, jobId, maxConcurrent);
+    if (!slot.ok) {
+      draw?.done('absent');
+      throw this.busy(accountName, slot.active, account.spec.plan, maxConcurrent, variant);
     }
     let job: GenerationJob;
     try {
@@ -181,7 +196,7 @@ export class JobService {
           version,
           input,
           costMicroCents: cost,
-          lease: draw.lease,
+          ...(draw ? { lease: draw.lease } : {}),
           ...(cmd.webhookUrl ? { webhookUrl: cmd.webhookUrl } : {}),
           ...(cmd.idempotencyKey !== undefined ? { idempotencyKeyHash: bodyHash } : {}),
           requestId: cmd.requestId,
@@ -190,7 +205,7 @@ export class JobService {
     } catch (err) {
       // A refused create cannot land later: its money goes back to the lease. Anything
       // else (a timeout, a lost connection) may still have created the job, so it stays drawn.
-      draw.done(isRefused(err) ? 'absent' : 'unknown');
+      draw?.done(isRefused(err) ? 'absent' : 'unknown');
       this.gate.leave(accountName, jobId);
       if (isAlreadyExists(err) && cmd.idempotencyKey !== undefined) {
         // The same key raced us and won; its job holds its own money, at its own price.
@@ -215,7 +230,8 @@ export class JobService {
       }
       throw notQueuedError(err, 1);
     }
-    draw.done('created');
+    draw?.done('created');
+    this.remember(job);
     this.o.onSubmitted?.(variant.slug, cost);
     return { ...this.submitResult(job), duplicate: false };
   }
@@ -226,7 +242,7 @@ export class JobService {
    * for (otherwise the request's own refusal stands).
    */
   private async replayOfModel(principal: Principal, key: string, model: string) {
-    let jobId = firstKeyedJobId(principal.account.metadata.name ?? '', key);
+    let jobId = firstKeyedJobId(principal.account, key);
     for (let link = 0; link < MAX_KEY_CHAIN; link++) {
       const existing = await this.keyedCandidate(jobId);
       if (!existing) return undefined;
@@ -258,7 +274,7 @@ export class JobService {
     key: string,
     bodyHash: string,
   ): Promise<{ replay: NonNullable<ReturnType<JobService['replay']>> } | { jobId: string }> {
-    let jobId = firstKeyedJobId(principal.account.metadata.name ?? '', key);
+    let jobId = firstKeyedJobId(principal.account, key);
     for (let link = 0; link < MAX_KEY_CHAIN; link++) {
       const existing = await this.keyedCandidate(jobId);
       if (!existing) return { jobId };
@@ -445,7 +461,7 @@ export class JobService {
     // Idempotent (a lease records what it refunded, a reservation is removed): the
     // controller settles it too if this process dies right here.
     const held = this.o.money.holding(job);
-    if (held !== 'none') {
+    if (held === 'lease' || held === 'reservation') {
       const lease =
         held === 'lease' ? { id: job.spec.lease ?? '', cost: job.spec.costMicroCents } : undefined;
       await this.o.ledger.run(job.spec.account, { kind: 'refund', jobId, ...(lease ? { lease } : {}) });
@@ -454,17 +470,39 @@ export class JobService {
     return { jobId, status: 'cancelled' as const, refundedMicroCents: job.spec.costMicroCents };
   }
 
+  /** Remembers a job this replica created until its cache has it (see {@link created}). */
+  private remember(job: GenerationJob): void {
+    const now = this.now();
+    for (const [old, c] of this.created) {
+      if (now - c.at < CREATED_MEMORY_MS) break;
+      this.created.delete(old);
+    }
+    const name = job.metadata.name ?? '';
+    // Its event may have come before the create's answer.
+    if (!this.o.jobCache.get(name)) this.created.set(name, { job, at: now });
+  }
+
+  /** The account's cached jobs, and those created here that the cache has not shown yet. */
+  private *withCreated(account: string, cached: Iterable<GenerationJob>): Iterable<GenerationJob> {
+    yield* cached;
+    for (const [name, { job }] of this.created)
+      if (job.spec.account === account && !this.o.jobCache.get(name)) yield job;
+  }
+
   /** The account's jobs, live and archived, newest first, a page at a time. */
   async list(principal: Principal, q: ListQuery) {
     const { name = '', creationTimestamp: since = '' } = principal.account.metadata;
     // Live first, then the archive: a job archived and deleted between the two reads is then
     // in the second (it was upserted before the delete), never in neither. Neither shows a
     // deleted namesake's jobs, made before this account was (see owns).
-    const live = newestLive(this.o.jobCache.eachByIndex('account', name), q, since);
+    const live = newestLive(this.withCreated(name, this.o.jobCache.eachByIndex('account', name)), q, since);
     const archived = await this.history.page(name, since, q);
     return listPage(live, q, archived, (job) => this.o.eta.record(job));
   }
 }
+
+/** How long a created job is shown from memory at most: the cache shows it long before. */
+const CREATED_MEMORY_MS = 10_000;
 
 const jobNotFound = (jobId: string) => new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
 
@@ -488,8 +526,14 @@ const isRefused = (err: unknown) => {
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const uuidFrom = (hex: string) =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-/** The first id of an Idempotency-Key's chain (JobService.keyedJob). */
-export const firstKeyedJobId = (account: string, key: string) => uuidFrom(sha256(`${account}\n${key}`));
+/**
+ * The first id of an Idempotency-Key's chain (JobService.keyedJob), derived from the
+ * account's uid, which no other account can know: from its name, anyone could compute the
+ * id of a key's job and tell from a GET (403, not 404) whether the account had used the key.
+ * An account made again under a deleted one's name has a chain of its own.
+ */
+export const firstKeyedJobId = (account: Account, key: string) =>
+  uuidFrom(sha256(`${account.metadata.uid ?? account.metadata.name ?? ''}\n${key}`));
 /** The id after `id` in an Idempotency-Key's chain. */
 export const nextKeyedJobId = (id: string) => uuidFrom(sha256(`${id}\nnext`));
 const validName = (s: string) => /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(s);

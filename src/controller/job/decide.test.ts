@@ -68,68 +68,50 @@ const kinds = (d: ReturnType<typeof decide>) =>
   d.actions.filter((a) => a.kind !== 'event').map((a) => (a.kind === 'settle' ? `settle:${a.op}` : a.kind));
 
 describe('decide', () => {
-  it('admits a waiting job with one status write (processing, attempt 1) before its first Pod exists', () => {
+  it('admits a waiting job by making its first Pod, with no write: pending until the Pod runs', () => {
     const d = run(aJob().build());
-    // The Pod comes after the write: a cancel racing the start fails the write or is refused.
-    expect(d.actions).toEqual([{ kind: 'createPod', attempt: 1, afterStatus: true }]);
-    expect(d.status).toMatchObject({ phase: 'processing', progress: 50, attempts: 1, podName: 'gj-j1-1' });
-    expect(d.status?.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([
-      ['Admitted', 'True', 'Admitted'],
-    ]);
+    expect(d.actions).toEqual([{ kind: 'createPod', attempt: 1 }]);
+    expect(d.status).toBeUndefined();
     expect(d.requeueAfterMs).toBe(settings.podStartTimeoutMs + 1);
-    // Its Pod runs: no second write.
-    const admitted = { ...aJob().build(), status: d.status };
-    expect(run(admitted, { pod: pod({ phase: 'Running', startedAt: T0 + 12_000 }) }).status).toBeUndefined();
-  });
-
-  it('creates a missing first Pod again shortly after the admission, and takes it for lost later', () => {
-    const admitted = { ...aJob().build(), status: run(aJob().build()).status };
-    const soon = run(admitted, { now: T0 + 20_000 });
-    expect(soon.actions).toEqual([{ kind: 'createPod', attempt: 1 }]);
-    expect(soon.status).toBeUndefined();
-    const late = run(admitted, { now: T0 + 10_000 + settings.podStartTimeoutMs });
-    expect(late.status?.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'True' });
-  });
-
-  describe('a missing first Pod after the admission', () => {
-    const admittedStatus = () => run(aJob().build()).status!;
-    const startedCondition = {
-      type: 'Started',
-      status: 'True' as const,
-      reason: 'PodRunning',
-      lastTransitionTime: new Date(T0 + 12_000).toISOString(),
-    };
-    it.each([
-      {
-        why: 'never seen: not created yet (a crash, a cache behind)',
-        seen: false,
-        started: false,
-        lost: false,
-      },
-      { why: 'seen in the Pod cache: deleted or lost', seen: true, started: false, lost: true },
-      { why: 'recorded as started in the status', seen: false, started: true, lost: true },
-      { why: 'seen and recorded as started', seen: true, started: true, lost: true },
-    ])('$why', ({ seen, started, lost }) => {
-      const status = admittedStatus();
-      if (started) status.conditions = [...(status.conditions ?? []), startedCondition];
-      const job = { ...aJob().build(), status };
-      const d = run(job, { podSeen: seen, now: T0 + 20_000 });
-      if (!lost) {
-        expect(d.actions).toEqual([{ kind: 'createPod', attempt: 1 }]);
-        expect(d.status).toBeUndefined();
-        return;
-      }
-      // Lost: attempt 1 is over; after the backoff the retry is attempt 2 under a new name.
-      expect(kinds(d)).toEqual([]);
-      expect(d.status?.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'True' });
-      expect(d.status).toMatchObject({ phase: 'processing', attempts: 1 });
-      const retry = run(
-        { ...job, status: d.status },
-        { podSeen: seen, now: T0 + 20_000 + d.requeueAfterMs! },
-      );
-      expect(retry.actions).toEqual([{ kind: 'createPod', attempt: 2 }]);
-      expect(retry.status).toMatchObject({ attempts: 2, podName: 'gj-j1-2' });
+    // Its Pod waits for a node: still pending (a worker has not picked it up), still no write.
+    expect(run(aJob().build(), { pod: pod({ phase: 'Pending' }) }).status).toBeUndefined();
+    // Its Pod runs: one write, processing, naming the attempt, at the time the Pod started.
+    const running = run(aJob().build(), { pod: pod({ phase: 'Running', startedAt: T0 + 12_000 }) });
+    expect(running.status).toMatchObject({
+      phase: 'processing',
+      progress: 50,
+      attempts: 1,
+      podName: 'gj-j1-1',
+      startedAt: new Date(T0 + 12_000).toISOString(),
     });
+    expect(running.status?.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Admitted', 'True', 'Admitted'],
+      ['Started', 'True', 'PodRunning'],
+    ]);
+    const processing = { ...aJob().build(), status: running.status };
+    expect(
+      run(processing, { pod: pod({ phase: 'Running', startedAt: T0 + 12_000 }) }).status,
+    ).toBeUndefined();
+  });
+
+  it('a cancel that lands while the first Pod waits for a node wins: the Pod is deleted, the money refunded', () => {
+    const cancelled = aJob().build();
+    cancelled.status = { phase: 'cancelled', completedAt: new Date(T0 + 5_000).toISOString() };
+    const d = run(cancelled, { pod: pod({ phase: 'Pending' }) });
+    expect(kinds(d)).toEqual(['deletePod', 'settle:refund']);
+  });
+
+  it('a first Pod seen and gone before any write named it is a lost attempt: the retry runs under a new name', () => {
+    const d = run(aJob().build(), { podSeen: true, now: T0 + 20_000 });
+    expect(kinds(d)).toEqual([]);
+    expect(d.status).toMatchObject({ attempts: 1, podName: 'gj-j1-1' });
+    expect(d.status?.phase ?? 'pending').toBe('pending');
+    expect(d.status?.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'True' });
+    const retry = run({ ...aJob().build(), status: d.status }, { now: T0 + 20_000 + d.requeueAfterMs! });
+    expect(retry.actions).toEqual([{ kind: 'createPod', attempt: 2 }]);
+    expect(retry.status).toMatchObject({ attempts: 2, podName: 'gj-j1-2' });
+    // Not seen (this process created it a moment ago, or restarted): admitted again, same name.
+    expect(run(aJob().build(), { podSeen: false }).actions).toEqual([{ kind: 'createPod', attempt: 1 }]);
   });
 
   it('records that the worker Pod ran with the outcome write, at the time the Pod started', () => {

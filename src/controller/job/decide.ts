@@ -59,8 +59,7 @@ export interface DecideInput {
 }
 
 export type Action =
-  /** `afterStatus`: created only once the status write succeeded (else before it). */
-  | { kind: 'createPod'; attempt: number; afterStatus?: boolean }
+  | { kind: 'createPod'; attempt: number }
   | { kind: 'deletePod'; name: string }
   | { kind: 'settle'; op: 'charge' | 'refund' }
   | { kind: 'deleteJob' }
@@ -77,9 +76,6 @@ export interface Decision {
 export function podName(jobId: string, attempt: number): string {
   return `gj-${jobId}-${attempt}`;
 }
-
-/** How long after admitting a job its missing first Pod is taken for one not created yet. */
-const RECREATE_FIRST_POD_MS = 60_000;
 
 /** Grace past a runtime's timeout before the controller stops waiting for the Pod to say so. */
 const DEADLINE_GRACE_MS = 120_000;
@@ -158,6 +154,13 @@ export function decide(input: DecideInput): Decision {
   const retrying = s.conditions?.find((c) => c.type === 'Retrying' && c.status === 'True');
 
   if (!pod) {
+    if (phase === 'pending' && attempts === 0 && input.podSeen) {
+      // Its first Pod existed and is gone before any write named it: an attempt, lost. The
+      // retry makes a Pod of another name, so no Pod name ever starts twice.
+      s.attempts = 1;
+      s.podName = podName(job.metadata.name ?? '', 1);
+      return lost('the worker Pod disappeared');
+    }
     if (phase === 'pending' && attempts === 0) {
       if (!input.reserved) {
         // The api writes the job and its reservation at once: nothing runs before the
@@ -190,31 +193,15 @@ export function decide(input: DecideInput): Decision {
         cond('Admitted', 'False', 'WaitingForCapacity', 'waiting for a free slot of the model');
         return { ...result(job, s, actions), requeueAfterMs: created + settings.queueTimeoutMs - now + 1 };
       }
-      // The job leaves pending in a compare-and-swap before its first Pod exists, so a cancel
-      // racing the start has one winner: a cancel that wrote first makes this write fail and
-      // no Pod is made; one that comes later finds the job processing and is refused. The
-      // write replaces the one a running Pod would need (no second write when it runs).
-      s.phase = 'processing';
-      s.progress = 50;
-      s.startedAt = at.toISOString();
-      s.attempts = 1;
-      s.podName = podName(job.metadata.name ?? '', 1);
-      cond('Admitted', 'True', 'Admitted', `worker Pod ${s.podName} is being created`);
+      // Admitted: its first Pod is made, with no write. The job stays pending (spec 3.1: it
+      // is processing once a worker picks it up) while the Pod waits for a node, and may be
+      // cancelled meanwhile; the Pod, under its deterministic name, is its own record until
+      // the write that says it runs. A cancel that lands first wins: the job is refunded, its
+      // Pod deleted and its outputs with the refund; one that comes later is refused.
       return {
-        ...result(job, s, [...actions, { kind: 'createPod', attempt: 1, afterStatus: true }]),
+        actions: [...actions, { kind: 'createPod', attempt: 1 }],
         requeueAfterMs: settings.podStartTimeoutMs + 1,
       };
-    }
-    // The first Pod is created after the write that admitted the job: a crash between the
-    // two, or a Pod cache that does not show it yet, looks like this. Creating it again is
-    // harmless (its name is deterministic), for a short while after the admission. Not a Pod
-    // that existed (seen, or recorded as started): that one was lost, and is retried.
-    const admitted = s.conditions?.find((c) => c.type === 'Admitted' && c.reason === 'Admitted');
-    const started = s.conditions?.some((c) => c.type === 'Started' && c.status === 'True');
-    if (attempts === 1 && !retrying && admitted && !input.podSeen && !started) {
-      const since = now - Date.parse(admitted.lastTransitionTime);
-      if (since < Math.min(settings.podStartTimeoutMs, RECREATE_FIRST_POD_MS))
-        return { actions: [{ kind: 'createPod', attempt: 1 }], requeueAfterMs: 1_000 };
     }
     // The Pod of a started attempt is gone: lost to the infrastructure, or removed on purpose for a retry.
     if (retrying) {

@@ -148,19 +148,18 @@ export class JobReconciler {
     });
 
     const create = decision.actions.find((a) => a.kind === 'createPod');
-    // Counted as starting before the admitting write: other jobs of the model are decided
-    // while it is in flight, and must not take the same slot.
     if (create && runtime) {
+      // Counted as starting before its Pod is made: other jobs of the model are decided
+      // while the create is in flight, and must not take the same slot.
       d.admission.markStarted(job);
-      // Before the write that admits the job: a job whose Pod may not be made stays pending.
+      // A job whose Pod may not be made stays pending.
       await this.checkCredentials(job, runtime);
+      await this.startPod(job, create.attempt, runtime, now);
     }
-    if (create && runtime && !create.afterStatus) await this.startPod(job, create.attempt, runtime, now);
     if (decision.status) {
       try {
         this.written.set(jobId, await d.jobs.updateStatus({ ...job, status: decision.status }));
       } catch (err) {
-        if (create?.afterStatus) d.admission.unmark(job);
         // Someone else (a cancel, the other replica before a hand-over) wrote first; the
         // informer brings the new state and the key comes back.
         if (isConflict(err)) return { requeueAfterMs: 50 };
@@ -168,7 +167,6 @@ export class JobReconciler {
       }
       this.observeTransition(job, decision.status, now);
     }
-    if (create && runtime && create.afterStatus) await this.startPod(job, create.attempt, runtime, now);
     const keep = this.keepForLease(job, held, now);
     for (const action of decision.actions) {
       if (action.kind === 'deleteJob' && keep !== undefined) return { requeueAfterMs: keep };
@@ -245,8 +243,9 @@ export class JobReconciler {
       case 'settle': {
         // A failed or cancelled job's outputs are not paid for: none may stay readable.
         if (action.op === 'refund') await d.blob.deletePrefix(jobPrefix(jobId));
-        // A completed job's lease money is spent when the lease closes: no write now.
-        if (held === 'lease' && action.op === 'charge') return;
+        // A completed job's lease money is spent when the lease closes, and a free job has
+        // none: no write now.
+        if ((held === 'lease' && action.op === 'charge') || held === 'free') return;
         const lease =
           held === 'lease' ? { id: job.spec.lease ?? '', cost: job.spec.costMicroCents } : undefined;
         // Not awaited: the ledger lingers to write many settlements at once, and a worker
