@@ -27,6 +27,10 @@ export function startSupervised(
     env: options.env ?? process.env,
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group)
+    // reaches the process that started it alone, which stops its parts in order (the
+    // service before etcd and kube-apiserver); the watchdog covers its sudden death.
+    detached: true,
   });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,17 @@ afterAll(async () => {
 });
 
 describe('a supervised control plane (dev mode)', () => {
+  it("runs each part in a process group of its own: a terminal's Ctrl-C reaches dev mode alone", async () => {
+    // /proc/<pid>/stat: field 5 is the process group (after the parenthesised name).
+    const group = async (pid: number) =>
+      Number((await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ')[2]);
+    const mine = await group(process.pid);
+    for (const pid of [cp.pids.etcd!, cp.pids.apiServer!]) {
+      expect(await group(pid)).toBe(pid);
+      expect(pid).not.toBe(mine);
+    }
+  });
+
   it('brings back a SIGKILLed kube-apiserver, then a SIGKILLed etcd, with the data kept', async () => {
     const accounts = new CustomResources<Account>(kube, 'Account');
     await accounts.create({ metadata: { name: 'before' }, spec: { plan: 'free', grantedMicroCents: 1 } });
