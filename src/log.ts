@@ -1,4 +1,4 @@
-import { type Logger, pino } from 'pino';
+import { type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger };
 
@@ -9,22 +9,27 @@ export type { Logger };
  */
 export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
   return pino(
-    {
-      name,
-      level,
-      base: { component: name },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-      redact: {
-        paths: ['authorization', 'headers.authorization', 'headers["x-api-key"]', 'key', 'secret'],
-        censor: '[redacted]',
-      },
-    },
+    loggerOptions(name, level),
     // Written asynchronously: lines logged while a write is in flight go out together, not a
     // write(2) per request line (4% of the api's CPU under load). pino flushes what is left
     // when the process exits, a crash included; only a SIGKILL can lose the last lines.
     pino.destination({ dest: 1, sync: false }),
   );
+}
+
+/** The options of every process's logger: tests that read log lines log with them too. */
+export function loggerOptions(name: string, level: string): LoggerOptions {
+  return {
+    name,
+    level,
+    base: { component: name },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: {
+      paths: ['authorization', 'headers.authorization', 'headers["x-api-key"]', 'key', 'secret'],
+      censor: '[redacted]',
+    },
+  };
 }
 
 /** A logger that writes nothing, for tests that do not look at logs. */

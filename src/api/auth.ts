@@ -61,7 +61,7 @@ export class Authenticator {
         principal = await this.authenticate(key);
       } catch (err) {
         // The log line names the key refused (its resource, from the hash: never the key).
-        if (KEY_PATTERN.test(key)) locals(res).key = apiKeyName(hashKey(key));
+        if (KEY_PATTERN.test(key)) locals(res).apiKey = apiKeyName(hashKey(key));
         throw err;
       }
       locals(res).principal = principal;

@@ -34,9 +34,12 @@ export interface Locals {
   route?: string;
   /** For the request's log line: the job it made or named. */
   jobId?: string;
-  /** For the log line: the code of a refusal, and the ApiKey resource of a refused key. */
+  /**
+   * For the log line: the code of a refusal, and the ApiKey resource of a refused key (not
+   * `key`, a field the logger redacts wherever it appears, in case it holds a secret).
+   */
   code?: string;
-  key?: string;
+  apiKey?: string;
 }
 
 export function locals(res: Response): Locals {
@@ -79,7 +82,7 @@ export function requestContext(log: Logger) {
           account: l.principal?.account.metadata.name,
           jobId: l.jobId,
           code: l.code,
-          key: l.key,
+          apiKey: l.apiKey,
         },
         'request',
       );

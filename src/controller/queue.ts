@@ -35,7 +35,9 @@ export function kindQueue(o: KindQueueOptions): KindQueue {
     },
     onError: (key, err, permanent) => {
       o.metrics.reconcileErrors.inc({ kind: o.kind });
-      o.log.warn({ kind: o.kind, key, err: String(err), permanent }, 'reconcile failed');
+      // Not `key`, which the logger redacts (API keys): a job's id is followed across the logs.
+      const id = o.kind === 'GenerationJob' ? { jobId: key } : { name: key };
+      o.log.warn({ kind: o.kind, ...id, err: String(err), permanent }, 'reconcile failed');
     },
   });
   return { kind: o.kind, queue, all: o.all };

@@ -5,6 +5,7 @@ export type Named = { metadata?: { name?: string } };
 
 import type { Logger } from '../log.ts';
 import type { Kube } from './client.ts';
+import { statusCode } from './errors.ts';
 import type { KubeHttp } from './http.ts';
 
 export type EventType = 'add' | 'update' | 'delete';
@@ -184,10 +185,11 @@ export class Informer<T extends Named> {
     if (this.stopped) return;
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs ?? 30_000);
-    this.opts.log.warn(
-      { path: this.opts.path, err: String(err), retryInMs: delay },
-      'watch failed; restarting',
-    );
+    const fields = { path: this.opts.path, err: String(err), retryInMs: delay };
+    // 429 "storage is (re)initializing": a kind whose CRD was applied a moment ago (every
+    // fresh start); expected, and over in a second or two.
+    if (statusCode(err) === 429) this.opts.log.info(fields, 'watch waits for the apiserver to load the kind');
+    else this.opts.log.warn(fields, 'watch failed; restarting');
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;

@@ -57,7 +57,7 @@ const ready = (a: Account | undefined) => a?.status?.conditions?.find((c) => c.t
 const errorLines = () =>
   logs.lines
     .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((l) => l.level === 50 && String(l.msg).startsWith('ledger imbalanced'));
+    .filter((l) => l.level === 'error' && String(l.msg).startsWith('ledger imbalanced'));
 const warnings = async () =>
   (
     await kube.core.listNamespacedEvent({

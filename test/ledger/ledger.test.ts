@@ -431,7 +431,7 @@ describe('what an operator reads at 3 a.m.', () => {
     expect(line).toMatchObject({
       status: 401,
       code: 'INVALID_API_KEY',
-      key: apiKeyName(hashKey(made)),
+      apiKey: apiKeyName(hashKey(made)),
       route: '/v1/jobs',
     });
     // The metrics name the route too, not "unmatched".
@@ -466,7 +466,7 @@ describe('what an operator reads at 3 a.m.', () => {
   it('a ledger edited by hand turns its Account Ready=False LedgerImbalanced, with an Event and an error line; put back, Ready again', async () => {
     // Everything above (racing writers, a killed api, controller restarts, leases closed,
     // jobs settled and cancelled) kept every ledger balanced: nothing was reported.
-    expect(logged({ level: 50 })).toEqual([]);
+    expect(logged({ level: 'error' })).toEqual([]);
     expect(
       (await s.r.accounts.listAll()).filter((a) =>
         a.status?.conditions?.some((c) => c.reason === 'LedgerImbalanced'),
@@ -513,7 +513,7 @@ describe('what an operator reads at 3 a.m.', () => {
         await (await fetch(`${s.controller.url}/metrics`)).text(),
       )?.[1];
     expect(await gauge()).toBe('1');
-    expect(logged({ level: 50 })).toEqual([
+    expect(logged({ level: 'error' })).toEqual([
       expect.objectContaining({ account: 'tampered', imbalanceMicroCents: 2_500_000 }),
     ]);
 
@@ -522,6 +522,6 @@ describe('what an operator reads at 3 a.m.', () => {
     expect(await ready()).toMatchObject({ status: 'True' });
     expect(await gauge()).toBe('0');
     expect(await warnings()).toHaveLength(1);
-    expect(logged({ level: 50 })).toHaveLength(1);
+    expect(logged({ level: 'error' })).toHaveLength(1);
   });
 });

@@ -12,7 +12,7 @@ import type { Kube } from '../../src/k8s/client.ts';
 import { applyConfigMap } from '../../src/k8s/configmaps.ts';
 import { type Resources, resources } from '../../src/k8s/resources.ts';
 import type { Scope } from '../../src/k8s/types.ts';
-import { createLogger, type Logger, silentLogger } from '../../src/log.ts';
+import { createLogger, type Logger, loggerOptions, silentLogger } from '../../src/log.ts';
 import { testNamespace } from './cluster.ts';
 import { checkContract } from './contract.ts';
 
@@ -119,6 +119,7 @@ async function waitReady(url: string): Promise<void> {
 /** A logger that keeps every line in memory, to assert on what a process logged. */
 export function memoryLogger(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
-  const log = pino({ level: 'debug' }, { write: (line: string) => lines.push(line) });
+  // The processes' own options (redaction, level names), so a test reads what an operator would.
+  const log = pino(loggerOptions('test', 'debug'), { write: (line: string) => lines.push(line) });
   return { log, lines };
 }
