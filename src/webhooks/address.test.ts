@@ -32,6 +32,8 @@ describe('webhook target addresses', () => {
     ['198.18.0.1', 'reserved address 198.18.0.1 is not public'],
     ['::7f00:1', 'reserved address ::7f00:1 is not public'],
     ['64:ff9b::a00:1', 'rfc6052 address 64:ff9b::a00:1 is not public'],
+    // NAT64 of the metadata address reaches it as much as the IPv4 address does.
+    ['64:ff9b::a9fe:a9fe', 'rfc6052 address 64:ff9b::a9fe:a9fe is never allowed'],
     ['2002:7f00:1::', '6to4 address 2002:7f00:1:: is not public'],
     ['not-an-ip', 'not an IP address: not-an-ip'],
   ])('%s: %s', (address, reason) => {
@@ -43,6 +45,8 @@ describe('webhook target addresses', () => {
     ['private targets allowed', { allowPrivateTargets: true }, '127.0.0.1', true],
     ['private targets allowed', { allowPrivateTargets: true }, '169.254.169.254', false],
     ['private targets allowed', { allowPrivateTargets: true }, '0.0.0.0', false],
+    ['private targets allowed', { allowPrivateTargets: true }, '64:ff9b::a9fe:a9fe', false],
+    ['private targets allowed', { allowPrivateTargets: true }, '64:ff9b::a00:1', true],
     ['loopback ranges (dev mode)', { allowedRanges: LOOPBACK_RANGES }, '127.0.0.1', true],
     ['loopback ranges (dev mode)', { allowedRanges: LOOPBACK_RANGES }, '::1', true],
     ['loopback ranges (dev mode)', { allowedRanges: LOOPBACK_RANGES }, '10.0.0.1', false],

@@ -41,7 +41,7 @@ function refusal(address: string, policy: TargetPolicy): Refusal | undefined {
   const named = ip.range();
   const range = named === 'unicast' && NOT_PUBLIC.some((cidr) => inRange(ip, cidr)) ? 'reserved' : named;
   if (range === 'unicast') return undefined;
-  if (ALWAYS_REFUSED.has(range) || METADATA.some((cidr) => inRange(ip, cidr)))
+  if (neverTarget(ip) || (range === 'rfc6052' && neverTarget(nat64Embedded(ip as ipaddr.IPv6))))
     return { range, ip: ip.toString(), never: true };
   if (
     policy.allowPrivateTargets ||
@@ -50,6 +50,17 @@ function refusal(address: string, policy: TargetPolicy): Refusal | undefined {
     return undefined;
   }
   return { range, ip: ip.toString(), never: false };
+}
+
+/** Whether no policy allows the address: see {@link ALWAYS_REFUSED}, {@link METADATA}. */
+function neverTarget(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  return ALWAYS_REFUSED.has(ip.range()) || METADATA.some((cidr) => inRange(ip, cidr));
+}
+
+/** The IPv4 address a well-known-prefix NAT64 address (64:ff9b::/96) reaches: its last 32 bits. */
+function nat64Embedded(ip: ipaddr.IPv6): ipaddr.IPv4 {
+  const [high = 0, low = 0] = ip.parts.slice(6);
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 }
 
 const verdict = (r: Refusal) => (r.never ? 'is never allowed' : 'is not public');
