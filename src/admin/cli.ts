@@ -167,7 +167,7 @@ const list = (v: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 const int = (v: string) => {
-  if (!/^\d+$/.test(v)) throw new Error(`not a whole number: ${v}`);
+  if (!/^\d+$/.test(v)) throw new Error(`not a whole number (0 or more): ${v}`);
   if (!Number.isSafeInteger(Number(v))) throw new Error(`too large: ${v}`);
   return Number(v);
 };

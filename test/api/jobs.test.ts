@@ -202,6 +202,11 @@ describe('job API', () => {
     const missing = await svc.call('/v1/jobs/00000000-0000-0000-0000-000000000000', { key });
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ code: 'JOB_NOT_FOUND', status: 404, retryable: false });
+    // An id that cannot be one is not named back (5,000 characters, a NUL).
+    for (const id of ['x'.repeat(5_000), 'a%00b']) {
+      const odd = await svc.call(`/v1/jobs/${id}`, { key });
+      expect(await odd.json()).toMatchObject({ code: 'JOB_NOT_FOUND', detail: 'no job has this id' });
+    }
   });
 
   it.each([

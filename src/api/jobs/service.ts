@@ -504,7 +504,9 @@ export class JobService {
 /** How long a created job is shown from memory at most: the cache shows it long before. */
 const CREATED_MEMORY_MS = 10_000;
 
-const jobNotFound = (jobId: string) => new AppError('JOB_NOT_FOUND', `job ${jobId} not found`);
+/** A job id as sent is named back only when it could be one (not 5,000 characters, not a NUL). */
+const jobNotFound = (jobId: string) =>
+  new AppError('JOB_NOT_FOUND', validName(jobId) ? `job ${jobId} not found` : 'no job has this id');
 
 /** Refuses a job of another account than the caller's (or of a deleted one of its name, see {@link owns}). */
 function assertOwner(

@@ -97,7 +97,7 @@ export class UploadService {
     // A cache miss may be an upload presigned a moment ago: ask the apiserver (read your own write).
     const upload = this.o.uploadCache.get(id) ?? (validName(id) ? await this.o.uploads.get(id) : undefined);
     if (!upload || !owns(principal, upload.spec.account, upload.metadata.creationTimestamp)) {
-      throw new AppError('NOT_FOUND', `upload ${id} not found`);
+      throw new AppError('NOT_FOUND', validName(id) ? `upload ${id} not found` : 'no upload has this id');
     }
     const record = this.record(upload);
     if (record.status === 'expired') return record;
