@@ -96,6 +96,11 @@ describe('builtin edit-image', () => {
 
   it.each([
     ['a 404', '/missing.png', 'answered HTTP 404'],
+    [
+      'a 404 of an upload',
+      '/files/uploads/acme/0b6f7c4e-0000-4000-8000-000000000000',
+      'answered HTTP 404: the uploaded file is not there (never PUT to its uploadUrl, or expired)',
+    ],
     ['a body that is not an image', '/not-an-image', 'could not be decoded as an image'],
     ['a truncated image', '/truncated.png', 'could not be decoded as an image'],
   ])('fails on %s with GENERATION_FAILED naming the URL', async (_name, path, reason) => {

@@ -46,7 +46,7 @@ async function loadInputImage(ctx: RunContext, url: string, file: string): Promi
     });
   } catch (error) {
     if (error instanceof DownloadError)
-      throw new WorkerError('GENERATION_FAILED', `${where} ${error.message}`);
+      throw new WorkerError('GENERATION_FAILED', `${where} ${error.message}${missingUpload(url, error)}`);
     throw error;
   }
   try {
@@ -60,4 +60,11 @@ async function loadInputImage(ctx: RunContext, url: string, file: string): Promi
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new WorkerError('GENERATION_FAILED', `${where} could not be decoded as an image (${reason})`);
   }
+}
+
+/** What a 404 of one of the service's upload URLs (`…/uploads/<account>/<fileId>`) means to the client. */
+function missingUpload(url: string, error: DownloadError): string {
+  const upload =
+    error.status === 404 && URL.canParse(url) && /\/uploads\/[^/]+\/[^/]+$/.test(new URL(url).pathname);
+  return upload ? ': the uploaded file is not there (never PUT to its uploadUrl, or expired)' : '';
 }
