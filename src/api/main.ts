@@ -25,6 +25,7 @@ import { catalogRoutes } from './catalog/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { eventRoutes } from './jobs/events.ts';
 import { StreamHub } from './jobs/hub.ts';
+import { PlanGate } from './jobs/plan-gate.ts';
 import { QueueView } from './jobs/queue.ts';
 import { jobRoutes } from './jobs/routes.ts';
 import { JobService } from './jobs/service.ts';
@@ -96,9 +97,11 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const queue = new QueueView({ jobs, catalog, now });
   // CONCURRENT_JOBS_EXCEEDED's Retry-After, from the plan gate and the live-jobs cap alike.
   const firstFinishIn = (account: string) => queue.firstFinishIn(jobs.eachByIndex('account', account));
+  // Unfinished jobs as this process knows them: the cache's, and its own writes it does not show yet.
+  const gate = new PlanGate(jobs, unfinishedJobs, now);
   const limits = new RequestLimits({
     settings: limitSettings(config),
-    unfinishedJobs,
+    unfinishedJobs: (account) => gate.unfinished(account),
     firstFinishIn,
     uploadCache: uploads,
     now,
@@ -133,7 +136,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     money: new Money(jobs, accounts),
     catalog,
     plans: config.GENJOBS_PLANS,
-    unfinishedJobs,
+    gate,
     firstFinishIn,
     webhookPolicy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
     eta: queue,

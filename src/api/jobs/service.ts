@@ -25,7 +25,7 @@ import { knownError } from '../problem.ts';
 import { owns, type Principal } from '../request.ts';
 import { JobHistory } from './history.ts';
 import { type ListQuery, listPage, newestLive } from './list.ts';
-import { PlanGate } from './plan-gate.ts';
+import type { PlanGate } from './plan-gate.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
 
 export interface JobServiceOptions {
@@ -38,8 +38,8 @@ export interface JobServiceOptions {
   money: Money;
   catalog: () => Catalog;
   plans: Record<string, number>;
-  /** How many unfinished jobs an account has in the cache (unfinished.ts). */
-  unfinishedJobs: (account: string) => number;
+  /** The accounts' unfinished jobs, this process's own writes included (the live-jobs cap reads it too). */
+  gate: PlanGate;
   /** Seconds until the account's first unfinished job should end (QueueView.firstFinishIn). */
   firstFinishIn: (account: string) => number | undefined;
   /** Which webhook targets are allowed (the controller applies the same policy at delivery). */
@@ -88,18 +88,10 @@ export class JobService {
   private readonly o: JobServiceOptions;
   private readonly gate: PlanGate;
   private readonly history: JobHistory;
-  /**
-   * Jobs this replica created that its cache may not show yet, oldest first: the job list
-   * shows them too, so a client that lists right after a submit sees its job (GET by id asks
-   * the apiserver on a miss). Each leaves at the cache's first event of it, or after a while.
-   */
-  private readonly created = new Map<string, { job: GenerationJob; at: number }>();
 
   constructor(options: JobServiceOptions) {
     this.o = options;
-    this.gate = new PlanGate(options.jobCache, options.unfinishedJobs, () => this.now());
-    // Once the cache has shown a created job (any event of it), the cache answers for it.
-    options.jobCache.on((_type, job) => this.created.delete(job.metadata.name ?? ''));
+    this.gate = options.gate;
     this.history = new JobHistory(options.archive);
   }
 
@@ -231,7 +223,7 @@ export class JobService {
       throw notQueuedError(err, 1);
     }
     draw?.done('created');
-    this.remember(job);
+    this.gate.created(job);
     this.o.onSubmitted?.(variant.slug, cost);
     return { ...this.submitResult(job), duplicate: false };
   }
@@ -470,39 +462,27 @@ export class JobService {
     return { jobId, status: 'cancelled' as const, refundedMicroCents: job.spec.costMicroCents };
   }
 
-  /** Remembers a job this replica created until its cache has it (see {@link created}). */
-  private remember(job: GenerationJob): void {
-    const now = this.now();
-    for (const [old, c] of this.created) {
-      if (now - c.at < CREATED_MEMORY_MS) break;
-      this.created.delete(old);
-    }
-    const name = job.metadata.name ?? '';
-    // Its event may have come before the create's answer.
-    if (!this.o.jobCache.get(name)) this.created.set(name, { job, at: now });
-  }
-
-  /** The account's cached jobs, and those created here that the cache has not shown yet. */
-  private *withCreated(account: string, cached: Iterable<GenerationJob>): Iterable<GenerationJob> {
-    yield* cached;
-    for (const [name, { job }] of this.created)
-      if (job.spec.account === account && !this.o.jobCache.get(name)) yield job;
-  }
-
   /** The account's jobs, live and archived, newest first, a page at a time. */
   async list(principal: Principal, q: ListQuery) {
     const { name = '', creationTimestamp: since = '' } = principal.account.metadata;
     // Live first, then the archive: a job archived and deleted between the two reads is then
     // in the second (it was upserted before the delete), never in neither. Neither shows a
     // deleted namesake's jobs, made before this account was (see owns).
-    const live = newestLive(this.withCreated(name, this.o.jobCache.eachByIndex('account', name)), q, since);
+    // With the jobs created here that the cache does not show yet: a list right after a
+    // submit shows its job.
+    const live = newestLive(
+      chain(this.o.jobCache.eachByIndex('account', name), this.gate.fresh(name)),
+      q,
+      since,
+    );
     const archived = await this.history.page(name, since, q);
     return listPage(live, q, archived, (job) => this.o.eta.record(job));
   }
 }
 
-/** How long a created job is shown from memory at most: the cache shows it long before. */
-const CREATED_MEMORY_MS = 10_000;
+function* chain<T>(...all: Iterable<T>[]): Iterable<T> {
+  for (const each of all) yield* each;
+}
 
 /** A job id as sent is named back only when it could be one (not 5,000 characters, not a NUL). */
 const jobNotFound = (jobId: string) =>
