@@ -29,7 +29,6 @@ export const ERROR_CODES = [
   'HEADERS_TOO_LARGE',
   'METHOD_NOT_ALLOWED',
   'IDEMPOTENCY_KEY_REUSED',
-  'VERSION_NOT_FOUND',
   'SIGNATURE_INVALID',
   'RATE_LIMITED',
   'INTERNAL',
@@ -66,7 +65,6 @@ export function httpStatus(code: ErrorCode): number {
     case 'MODEL_NOT_FOUND':
     case 'JOB_NOT_FOUND':
     case 'NOT_FOUND':
-    case 'VERSION_NOT_FOUND':
       return 404;
     case 'METHOD_NOT_ALLOWED':
       return 405;

@@ -28,10 +28,10 @@ describe('versions', () => {
     expect(resolveVersion(model, requested)).toBe(expected);
   });
 
-  it.each([['v3.0'], ['latest'], ['1.9'], ['']])('resolveVersion(%o) is VERSION_NOT_FOUND', (requested) => {
+  it.each([['v3.0'], ['latest'], ['1.9'], ['']])('resolveVersion(%o) is MODEL_NOT_FOUND', (requested) => {
     expect(() => resolveVersion(model, requested)).toThrow(
       expect.objectContaining({
-        code: 'VERSION_NOT_FOUND',
+        code: 'MODEL_NOT_FOUND',
         status: 404,
         errors: [{ pointer: '/version', message: 'unknown version' }],
       }),

@@ -98,13 +98,14 @@ export function compareVersions(a: string, b: string): number {
 /**
  * The version a job runs: the latest stable one when none is asked for, otherwise the one
  * asked for, stable or not (a pre-release is reachable by naming it).
- * @throws AppError VERSION_NOT_FOUND for a version the model does not have.
+ * @throws AppError MODEL_NOT_FOUND for a version the model does not have: the spec's code
+ * for a model that is not there (4.1 lists no other), the detail saying which versions are.
  */
 export function resolveVersion(model: Model, requested?: string): string {
   if (requested === undefined) return model.currentVersion;
   if (model.versions.some((v) => v.version === requested)) return requested;
   throw new AppError(
-    'VERSION_NOT_FOUND',
+    'MODEL_NOT_FOUND',
     `model ${model.slug} has no version "${requested}" (versions: ${model.versions.map((v) => v.version).join(', ')})`,
     { errors: [{ pointer: '/version', message: 'unknown version' }] },
   );

@@ -818,7 +818,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "MODEL_NOT_FOUND" | "JOB_NOT_FOUND" | "NOT_FOUND" | "VERSION_NOT_FOUND";
+            code: "MODEL_NOT_FOUND" | "JOB_NOT_FOUND" | "NOT_FOUND";
             requestId: string;
             retryable: boolean;
             /**

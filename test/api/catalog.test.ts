@@ -96,6 +96,18 @@ describe('catalog endpoints', () => {
     expect(bad.status).toBe(401);
   });
 
+  it('the catalog lists ignore query parameters they do not know, as every other read does', async () => {
+    for (const path of ['/v1/catalog/models?limit=1&_=17', '/v1/catalog/providers?foo=bar']) {
+      const res = await svc.call(path);
+      expect([path, res.status]).toEqual([path, 200]);
+    }
+    expect(await slugs()).toEqual(
+      ((await (await svc.call('/v1/catalog/models?cachebust=1')).json()) as Array<{ slug: string }>)
+        .map((m) => m.slug)
+        .sort(),
+    );
+  });
+
   it('4.7 the list is sent gzipped to a client that accepts it, as plain JSON otherwise: the same document', async () => {
     const raw = async (encoding: string, key?: string) => {
       // node:http, not fetch: fetch decompresses on its own and hides the encoding.

@@ -91,6 +91,23 @@ describe('consistency of what clients see', () => {
     expect([other.status, (await other.json()).code]).toEqual([409, 'IDEMPOTENCY_KEY_REUSED']);
   });
 
+  it('an Idempotency-Key sent many times at once on a balance for one job: one job, every answer its replay', async () => {
+    const tight = await s.account({ name: 'tight', plan: 'pro', grantMicroCents: 134_000 });
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        s.call('/v1/jobs/submit', {
+          method: 'POST',
+          key: tight,
+          headers: { 'idempotency-key': 'only-once' },
+          json: { model: IMAGE, input },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    const ids = new Set(await Promise.all(answers.map(async (a) => (await a.json()).jobId)));
+    expect(ids.size).toBe(1);
+  });
+
   it('the same body with its fields in another order (another client, another language) replays its key', async () => {
     const send = (body: string) =>
       s.call('/v1/jobs/submit', {

@@ -183,6 +183,17 @@ describe('job API', () => {
     expect(job.completedAt).not.toBeNull();
   });
 
+  it('takes a webhookUrl whose scheme is in capitals, as the URL parser reads it', async () => {
+    const res = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: IMAGE, input: { prompt: 'x' }, webhookUrl: 'HTTPS://Hooks.Example.com/genjobs' },
+    });
+    expect(res.status).toBe(200);
+    const job = await svc.r.jobs.get((await res.json()).jobId);
+    expect(job?.spec.webhookUrl).toBe('https://hooks.example.com/genjobs');
+  });
+
   it('keeps accounts apart: another account gets 403 UNAUTHORIZED_ACCESS, unknown ids 404', async () => {
     const { jobId } = await (
       await svc.call('/v1/jobs/submit', {
@@ -230,7 +241,7 @@ describe('job API', () => {
       422,
       'INVALID_INPUT',
     ],
-    ['unknown version', { model: IMAGE, version: 'v9.9', input: { prompt: 'x' } }, 404, 'VERSION_NOT_FOUND'],
+    ['unknown version', { model: IMAGE, version: 'v9.9', input: { prompt: 'x' } }, 404, 'MODEL_NOT_FOUND'],
   ])('refuses %s', async (_name, json, status, code) => {
     const res = await svc.call('/v1/jobs/submit', { method: 'POST', key, json });
     expect(res.status).toBe(status);

@@ -113,7 +113,12 @@ export const ProviderModelList = z.strictObject({
   models: z.array(z.strictObject(modelBase)),
 });
 
-export const CatalogFilterQuery = z.strictObject({
+/**
+ * The catalog lists' filters. Other query parameters are ignored, as every other read of
+ * the api ignores them (a cache-buster, a `limit` the spec does not define): the spec shows
+ * no parameters, so a client adding one must not break.
+ */
+export const CatalogFilterQuery = z.object({
   category: z.string().max(63).optional(),
   capability: z.string().max(63).optional(),
   provider: z.string().max(63).optional(),

@@ -88,6 +88,8 @@ export class JobService {
   private readonly o: JobServiceOptions;
   private readonly gate: PlanGate;
   private readonly history: JobHistory;
+  /** The last submit in flight per account and Idempotency-Key (see {@link submit}). */
+  private readonly keyedSubmits = new Map<string, Promise<unknown>>();
 
   constructor(options: JobServiceOptions) {
     this.o = options;
@@ -118,7 +120,25 @@ export class JobService {
     return price(variant, prepared, principal.account.spec.discount);
   }
 
+  /**
+   * Submits with one Idempotency-Key run one at a time in this replica: one that waited finds
+   * the job the first made and replays it. Racing, the second would draw the same money first
+   * and, on a balance for one job, be told 402 about a job that exists.
+   */
   async submit(principal: Principal, cmd: SubmitCommand) {
+    if (cmd.idempotencyKey === undefined) return this.submitNow(principal, cmd);
+    const key = `${principal.account.metadata.uid ?? principal.account.metadata.name}\n${cmd.idempotencyKey}`;
+    const before = this.keyedSubmits.get(key);
+    const mine = (before ?? Promise.resolve()).catch(() => {}).then(() => this.submitNow(principal, cmd));
+    this.keyedSubmits.set(key, mine);
+    try {
+      return await mine;
+    } finally {
+      if (this.keyedSubmits.get(key) === mine) this.keyedSubmits.delete(key);
+    }
+  }
+
+  private async submitNow(principal: Principal, cmd: SubmitCommand) {
     const account = principal.account;
     const accountName = account.metadata.name ?? '';
     let variant: ReturnType<typeof resolveForSubmit>;
@@ -139,11 +159,12 @@ export class JobService {
       throw err;
     }
     const input = prepareInput(variant, cmd.input);
-    if (cmd.webhookUrl !== undefined) checkWebhookUrl(cmd.webhookUrl, this.o.webhookPolicy ?? {});
+    const webhookUrl =
+      cmd.webhookUrl === undefined ? undefined : checkWebhookUrl(cmd.webhookUrl, this.o.webhookPolicy ?? {});
     const cost = price(variant, input, account.spec.discount).estimatedCostMicroCents;
 
     // Keys sorted: the same request from a client that orders its fields otherwise is the same body.
-    const bodyHash = sha256(stableJson([variant.slug, version, input, cmd.webhookUrl ?? null]) ?? '');
+    const bodyHash = sha256(stableJson([variant.slug, version, input, webhookUrl ?? null]) ?? '');
     let jobId: string = randomUUID();
     if (cmd.idempotencyKey !== undefined) {
       const found = await this.keyedJob(principal, cmd.idempotencyKey, bodyHash).catch((err: unknown) => {
@@ -189,7 +210,7 @@ export class JobService {
           input,
           costMicroCents: cost,
           ...(draw ? { lease: draw.lease } : {}),
-          ...(cmd.webhookUrl ? { webhookUrl: cmd.webhookUrl } : {}),
+          ...(webhookUrl ? { webhookUrl } : {}),
           ...(cmd.idempotencyKey !== undefined ? { idempotencyKeyHash: bodyHash } : {}),
           requestId: cmd.requestId,
         },

@@ -2,8 +2,8 @@ import { AppError } from '../../errors.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
 import { targetRefusal } from '../../webhooks/deliver.ts';
 
-/** A submit's webhookUrl: an absolute https:// URL that is not a refused target. */
-export function checkWebhookUrl(url: string, policy: TargetPolicy): void {
+/** A submit's webhookUrl, as the URL parser reads it: an absolute https:// URL that is not a refused target. */
+export function checkWebhookUrl(url: string, policy: TargetPolicy): string {
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);
@@ -21,4 +21,12 @@ export function checkWebhookUrl(url: string, policy: TargetPolicy): void {
       errors: [{ pointer: '/webhookUrl', message: refused }],
     });
   }
+  // As the URL parser reads it (HTTPS://Host → https://host/), which is what the job keeps:
+  // the resource's schema takes a lower-case scheme only.
+  if (parsed.href.length > 2048) {
+    throw new AppError('INVALID_INPUT', 'webhookUrl is longer than 2048 characters', {
+      errors: [{ pointer: '/webhookUrl', message: 'at most 2048 characters' }],
+    });
+  }
+  return parsed.href;
 }
