@@ -6,9 +6,10 @@ import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
 import { uploadKey } from '../../src/blob/keys.ts';
 import type { RunningController } from '../../src/controller/main.ts';
-import type { Account, GenerationJob } from '../../src/k8s/types.ts';
+import type { Account } from '../../src/k8s/types.ts';
 import { eventually } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
+import { finishedJob } from './fixtures.ts';
 
 const IMAGE = 'genjobs/reference-image/text-to-image';
 
@@ -154,19 +155,7 @@ describe('a finished job moves from etcd to the archive', () => {
     const first = firstKeyedJobId((await s.r.accounts.get('acme'))!, 'order-2231');
     const twoDaysAgo = new Date(Date.now() - 48 * 3_600_000).toISOString();
     await archive.upsertJobs([
-      {
-        apiVersion: 'genjobs.io/v1alpha1',
-        kind: 'GenerationJob',
-        metadata: { name: first, creationTimestamp: twoDaysAgo, labels: { 'genjobs.io/account': 'acme' } },
-        spec: {
-          account: 'acme',
-          model: IMAGE,
-          version: 'v1.0',
-          input: { prompt: 'old' },
-          costMicroCents: 134_000,
-        },
-        status: { phase: 'completed', completedAt: twoDaysAgo },
-      } as GenerationJob,
+      finishedJob(first, { account: 'acme', model: IMAGE, createdAt: twoDaysAgo, completedAt: twoDaysAgo }),
     ]);
     const fresh = await submit('order-2231');
     expect(fresh.headers.get('idempotent-replayed')).toBeNull();
@@ -185,19 +174,7 @@ describe('a finished job moves from etcd to the archive', () => {
     const first = firstKeyedJobId(deleted, 'order-1');
     const minuteAgo = new Date(Date.now() - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     await archive.upsertJobs([
-      {
-        apiVersion: 'genjobs.io/v1alpha1',
-        kind: 'GenerationJob',
-        metadata: { name: first, creationTimestamp: minuteAgo, labels: { 'genjobs.io/account': 'umbrella' } },
-        spec: {
-          account: 'umbrella',
-          model: IMAGE,
-          version: 'v1.0',
-          input: { prompt: 'theirs' },
-          costMicroCents: 1,
-        },
-        status: { phase: 'completed', completedAt: minuteAgo },
-      } as GenerationJob,
+      finishedJob(first, { account: 'umbrella', model: IMAGE, createdAt: minuteAgo, completedAt: minuteAgo }),
     ]);
     const newKey = await s.account({ name: 'umbrella', plan: 'enterprise' });
     const get = await s.call(`/v1/jobs/${first}`, { key: newKey });
