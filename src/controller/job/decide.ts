@@ -196,8 +196,9 @@ export function decide(input: DecideInput): Decision {
       // Admitted: its first Pod is made, with no write. The job stays pending (spec 3.1: it
       // is processing once a worker picks it up) while the Pod waits for a node, and may be
       // cancelled meanwhile; the Pod, under its deterministic name, is its own record until
-      // the write that says it runs. A cancel that lands first wins: the job is refunded, its
-      // Pod deleted and its outputs with the refund; one that comes later is refused.
+      // the write that says it runs. A cancel that lands first wins: the job is refunded and
+      // its Pod deleted (what a started worker wrote no record names); one that comes later
+      // is refused.
       return {
         actions: [...actions, { kind: 'createPod', attempt: 1 }],
         requeueAfterMs: settings.podStartTimeoutMs + 1,
