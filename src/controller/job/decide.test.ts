@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GenerationJob, GenerationJobStatus } from '../../k8s/types.ts';
-import { type DecideInput, decide, type PodView, podName } from './decide.ts';
+import { type DecideInput, decide, type PodView, podName, runningSince } from './decide.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const settings = {
@@ -92,6 +92,21 @@ describe('decide', () => {
     expect(
       run(processing, { pod: pod({ phase: 'Running', startedAt: T0 + 12_000 }) }).status,
     ).toBeUndefined();
+  });
+
+  it("dates a run's start by when it was seen when the kubelet's whole second cannot say better", () => {
+    const seen = T0 + 10_250;
+    // Stamped 10 s, seen at 10.25 s: it started within 10.000–10.250, seen is the closer.
+    const running = run(aJob().build(), {
+      pod: pod({ phase: 'Running', startedAt: T0 + 10_000 }),
+      now: seen,
+    });
+    expect(running.status?.startedAt).toBe(new Date(seen).toISOString());
+    // A time with milliseconds is exact; one a second or more ago, or ahead (another clock), is kept.
+    expect(runningSince({ startedAt: T0 + 10_125 }, seen)).toBe(T0 + 10_125);
+    expect(runningSince({ startedAt: T0 + 9_000 }, seen)).toBe(T0 + 9_000);
+    expect(runningSince({ startedAt: T0 + 11_000 }, seen)).toBe(T0 + 11_000);
+    expect(runningSince({}, seen)).toBe(seen);
   });
 
   it('a cancel that lands while the first Pod waits for a node wins: the Pod is deleted, the money refunded', () => {

@@ -3,6 +3,21 @@ import type { GenerationJob, GenerationJobStatus, JobError, JobPhase } from '../
 import { parseWorkerResult } from '../../worker/result.ts';
 import { sameJson, setCondition } from '../conditions.ts';
 
+/**
+ * When a Pod seen running at `now` started, as exactly as can be said. A kubelet gives whole
+ * seconds: a start stamped 12:00:07 happened within 12:00:07.000–.999, so a Pod seen running
+ * within that second started no later than now, and now is the closer (it errs by how late
+ * the watch told, not by up to a second). The run times that estimates learn from are
+ * `completedAt − startedAt`, both then taken when seen; a second's truncation on a job of a
+ * few seconds made every estimate long. A time with its milliseconds, or a clock that is not
+ * the controller's (the start after now, or a second or more before), is kept as it is.
+ */
+export function runningSince(pod: Pick<PodView, 'startedAt'>, now: number): number {
+  const at = pod.startedAt;
+  if (at === undefined) return now;
+  return at % 1000 === 0 && now >= at && now - at < 1000 ? now : at;
+}
+
 /** What the reconciler saw of the job's current Pod, reduced to what decisions need. */
 export interface PodView {
   name: string;
@@ -242,7 +257,7 @@ export function decide(input: DecideInput): Decision {
       if (phase === 'pending') {
         s.phase = 'processing';
         s.progress = 50;
-        s.startedAt ??= new Date(pod.startedAt ?? now).toISOString();
+        s.startedAt ??= new Date(runningSince(pod, now)).toISOString();
         cond('Started', 'True', 'PodRunning', `worker Pod ${pod.name} is running`);
       }
       const started = pod.startedAt ?? (Date.parse(s.startedAt ?? '') || now);
