@@ -477,6 +477,11 @@ export function printReport(r: Report): void {
           `  refused with 409 Conflict: genjobs ${JSON.stringify(e2e.writes.conflictsByResource)}, Job controller ${JSON.stringify(peer?.writes.conflictsByResource ?? {})}`,
         );
       }
+      if (e2e.writes.errors > 0 || (peer?.writes.errors ?? 0) > 0) {
+        out.push(
+          `  refused otherwise: genjobs ${JSON.stringify(e2e.writes.errorsByResource ?? {})}, Job controller ${JSON.stringify(peer?.writes.errorsByResource ?? {})}`,
+        );
+      }
     }
     const reads = [
       ...new Set([

@@ -21,6 +21,8 @@ export interface WriteCounts {
   conflictsByResource: Record<string, number>;
   /** Other refused writes (4xx but 409, 5xx). */
   errors: number;
+  /** By `resource[/subresource] VERB code`, e.g. `pods DELETE 404`: each still costs the apiserver a request. */
+  errorsByResource: Record<string, number>;
 }
 
 export interface ReadCounts {
@@ -52,7 +54,14 @@ export function parseRequestCounts(metrics: string): RequestCounts {
 }
 
 export function writesBetween(before: RequestCounts, after: RequestCounts): WriteCounts {
-  const result: WriteCounts = { total: 0, byResource: {}, conflicts: 0, conflictsByResource: {}, errors: 0 };
+  const result: WriteCounts = {
+    total: 0,
+    byResource: {},
+    conflicts: 0,
+    conflictsByResource: {},
+    errors: 0,
+    errorsByResource: {},
+  };
   for (const [resource, byVerb] of after) {
     for (const [verb, byCode] of byVerb) {
       if (!WRITE_VERBS.has(verb)) continue;
@@ -68,11 +77,14 @@ export function writesBetween(before: RequestCounts, after: RequestCounts): Writ
           result.conflictsByResource[name] = (result.conflictsByResource[name] ?? 0) + delta;
         } else {
           result.errors += delta;
+          result.errorsByResource[`${name} ${code}`] =
+            (result.errorsByResource[`${name} ${code}`] ?? 0) + delta;
         }
       }
     }
   }
   result.byResource = sortedRecord(result.byResource);
+  result.errorsByResource = sortedRecord(result.errorsByResource);
   return result;
 }
 

@@ -56,6 +56,9 @@ export interface JobReconcilerDeps {
   enqueue: (jobId: string) => void;
 }
 
+/** How long a Pod this process deleted may still show in the cache before it is deleted again. */
+const DELETE_PATIENCE_MS = 30_000;
+
 /**
  * Reconciles one GenerationJob: reads the job, its Pod and its reservation from the
  * caches, lets {@link decide} choose, then acts. A new Pod is created before the status
@@ -72,6 +75,13 @@ export class JobReconciler {
   private readonly written = new Map<string, GenerationJob>();
   /** Pods this process created, until the Pod cache shows them: podName → when. */
   private readonly createdPods = new Map<string, number>();
+  /**
+   * Pods this process deleted, until the Pod cache stops showing them: podName → when. A
+   * finished job is woken again before its Pod's deletion reaches the cache (by its own
+   * status write, the Pod's last status): each such wake-up deleted the Pod again, for a
+   * 404 (1.2 refused DELETEs per job in the end-to-end bench, each a full apiserver request).
+   */
+  private readonly deletedPods = new Map<string, number>();
   /** New jobs seen before their money (jobId → account): the Account's next event brings them back. */
   readonly awaitingReservation = new Map<string, string>();
   /**
@@ -83,10 +93,11 @@ export class JobReconciler {
 
   constructor(deps: JobReconcilerDeps) {
     this.d = deps;
-    deps.podCache.on((_type, pod) => {
+    deps.podCache.on((type, pod) => {
       const jobId = pod.metadata?.labels?.[JOB_LABEL];
       const name = pod.metadata?.name;
       if (!jobId || !name) return;
+      if (type === 'delete') this.deletedPods.delete(name);
       const job = deps.jobCache.get(jobId);
       if (!job || isTerminal(job.status?.phase)) return;
       const names = this.seenPods.get(jobId) ?? new Set<string>();
@@ -104,8 +115,7 @@ export class JobReconciler {
     if (!job) {
       this.awaitingReservation.delete(jobId);
       // Owned Pods of a deleted job: nothing else (no garbage collector in every cluster) removes them.
-      for (const pod of d.podCache.byIndex('job', jobId))
-        await deletePod(d.kube, pod.metadata?.name ?? '', { gracePeriodSeconds: 0 });
+      for (const pod of d.podCache.byIndex('job', jobId)) await this.deletePod(pod.metadata?.name ?? '', 0);
       return undefined;
     }
     const now = d.now?.() ?? Date.now();
@@ -229,6 +239,26 @@ export class JobReconciler {
     return Math.max(1_000, lease.expiresAt + this.d.leaseGraceMs - now + 1_000);
   }
 
+  /**
+   * Deletes a Pod once: not again while its deletion is under way (the cache shows its
+   * deletionTimestamp), or while this process deleted it less than {@link DELETE_PATIENCE_MS}
+   * ago and the cache has not caught up; after that it is asked again, in case the watch
+   * missed the deletion.
+   */
+  private async deletePod(name: string, gracePeriodSeconds: number | undefined): Promise<void> {
+    const now = this.d.now?.() ?? Date.now();
+    if (this.d.podCache.get(name)?.metadata?.deletionTimestamp) return;
+    const at = this.deletedPods.get(name);
+    if (at !== undefined && now - at < DELETE_PATIENCE_MS) return;
+    this.deletedPods.set(name, now);
+    try {
+      await deletePod(this.d.kube, name, { gracePeriodSeconds });
+    } catch (err) {
+      this.deletedPods.delete(name);
+      throw err;
+    }
+  }
+
   private async act(job: GenerationJob, action: Action, held: Holding): Promise<void> {
     const d = this.d;
     const jobId = job.metadata.name ?? '';
@@ -236,10 +266,7 @@ export class JobReconciler {
       case 'createPod':
         return;
       case 'deletePod':
-        await deletePod(d.kube, action.name, {
-          gracePeriodSeconds: isTerminal(job.status?.phase) ? 0 : undefined,
-        });
-        return;
+        return this.deletePod(action.name, isTerminal(job.status?.phase) ? 0 : undefined);
       case 'settle': {
         // A failed or cancelled job's outputs are not paid for: none may stay readable.
         if (action.op === 'refund') await d.blob.deletePrefix(jobPrefix(jobId));
