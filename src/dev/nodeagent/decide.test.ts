@@ -8,14 +8,21 @@ const NODE = 'dev-node';
 const NOW = 1_000_000;
 
 function aPod(
-  overrides: { uid?: string; node?: string; phase?: string; deleting?: boolean; deadline?: number } = {},
+  overrides: {
+    uid?: string;
+    node?: string;
+    phase?: string;
+    deleting?: boolean;
+    grace?: number;
+    deadline?: number;
+  } = {},
 ): Pod {
   return {
     metadata: {
       name: 'p',
       uid: overrides.uid ?? 'u1',
       deletionTimestamp: overrides.deleting ? new Date(NOW) : undefined,
-      deletionGracePeriodSeconds: overrides.deleting ? 5 : undefined,
+      deletionGracePeriodSeconds: overrides.deleting ? (overrides.grace ?? 5) : undefined,
     },
     spec: {
       nodeName: overrides.node ?? NODE,
@@ -57,6 +64,27 @@ describe('decide', () => {
       'a deleting Pod with nothing running is finalized',
       aPod({ deleting: true }),
       undefined,
+      false,
+      { type: 'finalize' },
+    ],
+    [
+      "a deletion without grace is the apiserver's to finish",
+      aPod({ deleting: true, grace: 0 }),
+      undefined,
+      false,
+      { type: 'none' },
+    ],
+    [
+      'a finished Pod deleted without grace is not finalized: it is removed already',
+      aPod({ phase: 'Succeeded', deleting: true, grace: 0 }),
+      aRecord({ exit, finished: true }),
+      false,
+      { type: 'none' },
+    ],
+    [
+      'a finished Pod deleted gracefully is finalized',
+      aPod({ phase: 'Succeeded', deleting: true }),
+      aRecord({ exit, finished: true }),
       false,
       { type: 'finalize' },
     ],

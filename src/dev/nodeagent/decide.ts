@@ -64,18 +64,22 @@ export function decide({ pod, record, nodeName, orphan, now }: DecideInput): Act
   }
   if (!pod || pod.spec?.nodeName !== nodeName) return { type: 'none' };
   const deleting = Boolean(pod.metadata?.deletionTimestamp);
+  // A deletion with no grace period left is the apiserver's to finish: it stamps the Pod
+  // (the update the watch shows) and removes it at once. A kubelet confirms only a graceful
+  // one; confirming this too raced the removal for a 404 (one per finished worker Pod).
+  const finalize: Action = { type: pod.metadata?.deletionGracePeriodSeconds === 0 ? 'none' : 'finalize' };
   if (!record) {
-    if (deleting) return { type: 'finalize' };
+    if (deleting) return finalize;
     if (isPodFinished(pod)) return { type: 'none' };
     return orphan ? { type: 'node-lost' } : { type: 'start' };
   }
   if (record.finished) {
-    if (deleting) return { type: 'finalize' };
+    if (deleting) return finalize;
     // Until then the cache may still show an earlier status, which must not start it again.
     return isPodFinished(pod) ? { type: 'forget' } : { type: 'none' };
   }
   if (!record.started) {
-    if (deleting) return { type: 'finalize' };
+    if (deleting) return finalize;
     const wait = (record.retryAt ?? now) - now;
     return wait > 0 ? { type: 'wait', requeueAfterMs: wait } : { type: 'start' };
   }
