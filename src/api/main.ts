@@ -184,7 +184,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     notReady,
     rawRouters: [['/files', blob.router]],
     routers: [
-      catalogRoutes(catalog, auth, now),
+      catalogRoutes(catalog, auth),
       jobRoutes(service, auth),
       eventRoutes(service, hub, auth),
       docsRoutes(),

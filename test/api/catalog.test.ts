@@ -270,6 +270,23 @@ describe('catalog endpoints', () => {
     expect([scoped.status, (await scoped.json()).code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
   });
 
+  it("4.13 an account's new segment shows in its listing at once, not after the 5 minutes clients may keep it", async () => {
+    const key = await svc.account({ name: 'joiner' });
+    const ids = async () =>
+      (
+        (await (await svc.call('/v1/models', { headers: { 'x-api-key': key } })).json()).models as Array<{
+          id: string;
+        }>
+      ).map((m) => m.id);
+    expect(await ids()).not.toContain('acme/beta-cam/text-to-image');
+    await svc.r.accounts.patch('joiner', { spec: { segments: ['beta'] } });
+    await eventually(
+      async () => (await ids()).includes('acme/beta-cam/text-to-image'),
+      5_000,
+      'beta model listed',
+    );
+  });
+
   it('submit: a private model without access is 403 MODEL_ACCESS_DENIED, a segment model outside the segment 404', async () => {
     const submit = (key: string, model: string) =>
       svc.call('/v1/jobs/submit', { method: 'POST', key, json: { model, input: { prompt: 'x' } } });

@@ -1,7 +1,9 @@
 import { gzipSync } from 'node:zlib';
 import { type Response, Router } from 'express';
+import { LRUCache } from 'lru-cache';
 import {
   type Catalog,
+  type CatalogAccount,
   getCatalogModel,
   getCatalogProvider,
   listApiModels,
@@ -11,7 +13,6 @@ import {
   listProviderModels,
 } from '../../catalog/index.ts';
 import { listCatalogModelsJson } from '../../catalog/views.ts';
-import type { Account } from '../../k8s/types.ts';
 import type { Authenticator } from '../auth.ts';
 import { parseBody } from '../body.ts';
 import { locals } from '../request.ts';
@@ -20,57 +21,90 @@ import { CatalogFilterQuery } from './schemas.ts';
 const Filter = CatalogFilterQuery;
 const ProviderFilter = Filter.omit({ provider: true });
 
-/** How long the API-key model listings may be reused (spec 4.13: 5 minutes). */
+/** How long clients may reuse the API-key model listings (spec 4.13: 5 minutes). */
 export const MODEL_LIST_TTL_MS = 5 * 60_000;
 
-/**
- * The public catalog (4.7 to 4.12) and the API-key model listings (4.13, 4.14). The
- * listings are cached per account for five minutes, keyed also by the catalog and the
- * account's resourceVersion, so a catalog reload or an account change is never hidden.
- */
-export function catalogRoutes(
-  catalog: () => Catalog,
-  auth: Authenticator,
-  now: () => number = Date.now,
-): Router {
-  const r = Router();
-  const listings = new Map<string, { at: number; catalog: Catalog; body: string }>();
+/** What the encoded listings may hold together: a few dozen of the largest (1,000 models). */
+const LISTINGS_MAX_BYTES = 32 * 2 ** 20;
 
-  function cachedListing(res: Response, account: Account, key: string, build: () => unknown): void {
-    const c = catalog();
-    const id = `${account.metadata.name}\n${account.metadata.resourceVersion}\n${key}`;
-    const hit = listings.get(id);
-    let body = hit && hit.catalog === c && now() - hit.at < MODEL_LIST_TTL_MS ? hit.body : undefined;
-    if (body === undefined) {
-      body = JSON.stringify(build());
-      if (listings.size > 10_000) listings.clear();
-      listings.set(id, { at: now(), catalog: c, body });
+/**
+ * The catalog listings as sent, each encoded once. A listing is a function of the catalog,
+ * the request's filter and the account fields that personalize it (a CatalogAccount's:
+ * segments, allowed models, discount), so that is its key: not the account's name or its
+ * resourceVersion, which every ledger write changes (a client that submitted and cancelled
+ * in a loop added a 300 KB listing per turn). Bounded in bytes, least recently used out;
+ * emptied when the catalog is replaced.
+ */
+export class Listings {
+  private catalog: Catalog | undefined;
+  private readonly bodies: LRUCache<string, Buffer>;
+
+  constructor(maxBytes = LISTINGS_MAX_BYTES) {
+    this.bodies = new LRUCache({
+      maxSize: maxBytes,
+      sizeCalculation: (body, key) => body.length + key.length,
+    });
+  }
+
+  /** Bytes held. */
+  get bytes(): number {
+    return this.bodies.calculatedSize;
+  }
+
+  get(c: Catalog, key: string, build: () => Buffer): Buffer {
+    if (this.catalog !== c) {
+      this.bodies.clear();
+      this.catalog = c;
     }
+    let body = this.bodies.get(key);
+    if (!body) {
+      body = build();
+      this.bodies.set(key, body);
+    }
+    return body;
+  }
+}
+
+/** The account fields a listing depends on (see {@link Listings}). */
+export const personalization = (account: CatalogAccount | undefined) =>
+  account && [account.spec.segments, account.spec.allowedModels, account.spec.discount];
+
+/**
+ * The public catalog (4.7 to 4.12) and the API-key model listings (4.13, 4.14). A catalog
+ * reload or an account change shows at once; clients are told they may reuse the API-key
+ * listings for five minutes.
+ */
+export function catalogRoutes(catalog: () => Catalog, auth: Authenticator): Router {
+  const r = Router();
+  const listings = new Listings();
+
+  function cachedListing(res: Response, account: CatalogAccount, key: string, build: () => unknown): void {
+    const id = JSON.stringify(['key', personalization(account), key]);
+    const body = listings.get(catalog(), id, () => Buffer.from(JSON.stringify(build())));
     res.setHeader('Cache-Control', `private, max-age=${MODEL_LIST_TTL_MS / 1000}`);
     res.type('application/json').send(body);
   }
 
-  // The list is the largest answer (about 300 KB of JSON at 1,000 models) and depends only
-  // on the catalog, the filter and the account fields a CatalogAccount names. Each such
-  // answer is encoded once per catalog, and gzipped once for clients that accept it
-  // (about 10x smaller), so a request costs a map look-up and a write.
-  let encoded = { catalog: undefined as Catalog | undefined, bodies: new Map<string, Buffer>() };
+  // The list is the largest answer (about 300 KB of JSON at 1,000 models), encoded once and
+  // gzipped once for clients that accept it (about 10x smaller), so a request costs a map
+  // look-up and a write.
   r.get('/v1/catalog/models', auth.optional(), (req, res) => {
     locals(res).route = '/v1/catalog/models';
     const filter = parseBody(Filter, { ...req.query });
     const c = catalog();
     const account = locals(res).principal?.account;
     const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
-    if (encoded.catalog !== c) encoded = { catalog: c, bodies: new Map() };
-    const spec = account && [account.spec.segments, account.spec.allowedModels, account.spec.discount];
-    const id = JSON.stringify([gzip, filter.category, filter.capability, filter.provider, spec]);
-    let body = encoded.bodies.get(id);
-    if (!body) {
+    const id = JSON.stringify([
+      gzip,
+      filter.category,
+      filter.capability,
+      filter.provider,
+      personalization(account),
+    ]);
+    const body = listings.get(c, id, () => {
       const json = Buffer.from(listCatalogModelsJson(c, account, filter));
-      body = gzip ? gzipSync(json) : json;
-      if (encoded.bodies.size >= 1_000) encoded.bodies.clear();
-      encoded.bodies.set(id, body);
-    }
+      return gzip ? gzipSync(json) : json;
+    });
     res.setHeader('Vary', 'Accept-Encoding, Authorization');
     if (account) res.setHeader('Cache-Control', 'private');
     if (gzip) res.setHeader('Content-Encoding', 'gzip');
