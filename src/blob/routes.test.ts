@@ -9,7 +9,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors.ts';
 import { FilesystemBlobStore } from './filesystem.ts';
-import { createBlobRouter } from './routes.ts';
+import { createBlobRouter, UPLOAD_PUTS_PER_ACCOUNT } from './routes.ts';
 import { BlobSigner } from './signing.ts';
 import { uploadWithGrant } from './upload-client.ts';
 
@@ -177,6 +177,51 @@ describe('presigned upload', () => {
     expect(response.status).toBe(403);
     expect(await code(response)).toBe('SIGNATURE_INVALID');
     expect(await store.stat('uploads/acme/f3')).toBeUndefined();
+  });
+});
+
+describe('PUTs in progress', () => {
+  /** A PUT whose body is still coming: `end` sends the rest. */
+  async function slowPut(url: string) {
+    const request = http.request(url, { method: 'PUT', headers: { 'content-type': 'image/png' } });
+    const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+      request.on('response', resolve);
+      request.on('error', reject);
+    });
+    request.write(bytes(10));
+    // The server has taken the key once the first bytes reached the store.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return {
+      end: async () => {
+        request.end(bytes(10));
+        const res = await response;
+        res.resume();
+        return res.statusCode;
+      },
+    };
+  }
+
+  it('takes one PUT of an upload at a time: a second one while the first streams is 429, retryable', async () => {
+    const url = await presign('uploads/acme/once');
+    const first = await slowPut(url);
+    const second = await put(url, bytes(20));
+    expect([second.status, await code(second)]).toEqual([429, 'RATE_LIMITED']);
+    expect(await first.end()).toBe(200);
+    expect((await store.stat('uploads/acme/once'))?.size).toBe(20);
+    // Once it ended, the URL may be used again (within its 15 minutes).
+    expect((await put(url, bytes(30))).status).toBe(200);
+  });
+
+  it(`lets one account stream at most ${UPLOAD_PUTS_PER_ACCOUNT} uploads at once; others are not held up`, async () => {
+    const streaming = [];
+    for (let i = 0; i < UPLOAD_PUTS_PER_ACCOUNT; i++)
+      streaming.push(await slowPut(await presign(`uploads/busy/f${i}`)));
+    const over = await put(await presign('uploads/busy/one-more'), bytes(10));
+    expect([over.status, await code(over)]).toEqual([429, 'RATE_LIMITED']);
+    expect((await put(await presign('uploads/calm/f0'), bytes(10))).status).toBe(200);
+    for (const s of streaming) expect(await s.end()).toBe(200);
+    expect((await put(await presign('uploads/busy/one-more'), bytes(10))).status).toBe(200);
+    expect(await leftovers()).toEqual([]);
   });
 });
 

@@ -35,11 +35,12 @@ interface Permission {
  */
 export function createBlobRouter(options: BlobRouterOptions): Router {
   const router = Router();
+  const inFlight = new PutsInFlight();
   router.use((req, res, next) => {
     if (req.method === 'PUT') {
       // A failed upload usually leaves body bytes unread: close the connection after the
       // error response instead of letting Node drain (read) the rest of the body.
-      put(options, req, res).catch((error: unknown) => {
+      put(options, inFlight, req, res).catch((error: unknown) => {
         if (!req.complete) res.setHeader('Connection', 'close');
         next(error);
       });
@@ -65,7 +66,56 @@ export function createBlobRouter(options: BlobRouterOptions): Router {
   return router;
 }
 
-async function put(options: BlobRouterOptions, req: Request, res: Response): Promise<void> {
+/** PUTs of presigned uploads one account may have streaming into one api replica at once. */
+export const UPLOAD_PUTS_PER_ACCOUNT = 8;
+
+/**
+ * The PUTs streaming into this replica: one at a time per key, and at most
+ * {@link UPLOAD_PUTS_PER_ACCOUNT} per account for uploads. A presigned URL stays valid for
+ * its 15 minutes, and each PUT streams into a temporary file of up to the upload's size
+ * until it ends: 25 parallel PUTs of one 100 MB upload held 2.4 GB of the shared store
+ * while the account's quota counted 100 MB. A second PUT of a key waits for the first
+ * (a client retrying before the server saw its dropped connection: that ends within the
+ * request timeout).
+ */
+class PutsInFlight {
+  private readonly keys = new Set<string>();
+  private readonly perAccount = new Map<string, number>();
+
+  /** Takes `key` for one PUT, or throws RATE_LIMITED; the function it returns gives it back. */
+  claim(key: string): () => void {
+    if (this.keys.has(key)) {
+      throw new AppError('RATE_LIMITED', 'an upload to this URL is already in progress', {
+        retryAfterSeconds: 5,
+      });
+    }
+    const account = key.startsWith('uploads/') ? key.split('/')[1] : undefined;
+    const running = account === undefined ? 0 : (this.perAccount.get(account) ?? 0);
+    if (running >= UPLOAD_PUTS_PER_ACCOUNT) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `at most ${UPLOAD_PUTS_PER_ACCOUNT} uploads of an account may be in progress at once`,
+        { retryAfterSeconds: 5 },
+      );
+    }
+    this.keys.add(key);
+    if (account !== undefined) this.perAccount.set(account, running + 1);
+    return () => {
+      this.keys.delete(key);
+      if (account === undefined) return;
+      const left = (this.perAccount.get(account) ?? 1) - 1;
+      if (left > 0) this.perAccount.set(account, left);
+      else this.perAccount.delete(account);
+    };
+  }
+}
+
+async function put(
+  options: BlobRouterOptions,
+  inFlight: PutsInFlight,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const key = keyOf(req);
   if (key === undefined) throw new AppError('SIGNATURE_INVALID', 'no upload is allowed to this path');
   const permission = authorize(options.signer, req, key);
@@ -87,12 +137,18 @@ async function put(options: BlobRouterOptions, req: Request, res: Response): Pro
       `the body is larger than the limit of ${permission.maxSize} bytes`,
     );
   }
-  // Not destroyed when storage stops early, so the 413 can still be written on its socket.
-  const body = req.iterator({ destroyOnReturn: false });
-  const info = await options.store.putStream(key, body, permission.contentType ?? (given as string), {
-    maxSize: permission.maxSize,
-    size: declared,
-  });
+  const release = inFlight.claim(key);
+  let info: Awaited<ReturnType<BlobStore['putStream']>>;
+  try {
+    // Not destroyed when storage stops early, so the 413 can still be written on its socket.
+    const body = req.iterator({ destroyOnReturn: false });
+    info = await options.store.putStream(key, body, permission.contentType ?? (given as string), {
+      maxSize: permission.maxSize,
+      size: declared,
+    });
+  } finally {
+    release();
+  }
   if (info.etag) res.setHeader('ETag', info.etag);
   res.status(200).end();
 }
