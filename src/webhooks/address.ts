@@ -73,18 +73,23 @@ export function refusalReason(address: string, policy: TargetPolicy = {}): strin
 }
 
 /**
- * Why a name may not be connected to, given the addresses it resolved to. The message names
- * the kind of address, never the address: it reaches whoever chose the URL (a job's error,
- * a webhook's delivery state), and the resolved addresses are the cluster's, not theirs.
+ * Why a name may not be connected to, given the addresses it resolved to. The message
+ * reaches whoever chose the URL (a job's error, a webhook's delivery state), and what a
+ * name resolves to is the cluster's DNS, not theirs: it says neither the address nor its
+ * kind, and is the same as for a name that does not resolve ({@link NOT_PUBLIC_NAME}), so a
+ * URL cannot tell which of the cluster's internal names exist.
  */
 export function resolvedRefusal(
   hostname: string,
   addresses: readonly LookupAddress[],
   policy: TargetPolicy = {},
 ): string | undefined {
-  const r = addresses.map((a) => refusal(a.address, policy)).find((x) => x !== undefined);
-  return r && `${hostname} resolves to a ${r.range} address, which ${verdict(r)}`;
+  const refused = addresses.some((a) => refusal(a.address, policy) !== undefined);
+  return refused ? NOT_PUBLIC_NAME(hostname) : undefined;
 }
+
+/** What a name that may not be connected to is told, whether it resolves or not. */
+export const NOT_PUBLIC_NAME = (hostname: string) => `${hostname} does not resolve to a public address`;
 
 /**
  * Why a URL's host may not be connected to, when it is an IP literal (Node connects to

@@ -2,6 +2,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import {
   guardedLookup,
   hostRefusal,
+  NOT_PUBLIC_NAME,
   type Resolver,
   systemResolver,
   type TargetPolicy,
@@ -41,13 +42,11 @@ export function guardedInputFetch(inner: typeof fetch, options: InputGuardOption
 
   async function check(url: URL): Promise<void> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return;
-    let reason: string | undefined;
-    try {
-      reason = await hostRefusal(url.hostname, options.policy, resolve);
-    } catch {
-      // The resolver's error names the cluster's DNS set-up, not the client's business.
-      throw new DownloadError(`could not be fetched: ${url.hostname} does not resolve`);
-    }
+    // A name that does not resolve is told as one that resolves to an internal address:
+    // the cluster's DNS is not the client's business (its error names the set-up).
+    const reason = await hostRefusal(url.hostname, options.policy, resolve).catch(() =>
+      NOT_PUBLIC_NAME(url.hostname),
+    );
     if (reason) throw new DownloadError(`is not fetched: ${reason} ${PUBLIC_ONLY}`);
   }
 

@@ -57,7 +57,7 @@ describe('webhook targets', () => {
       return w?.state === 'failed' && w;
     });
     expect(webhook.attempts).toBe(1);
-    expect(webhook.lastResult).toBe('refused: localhost resolves to a loopback address, which is not public');
+    expect(webhook.lastResult).toBe('refused: localhost does not resolve to a public address');
     expect(receiver.received).toHaveLength(0);
     const metric = await controller.metrics.webhookDeliveries.get();
     expect(metric.values.find((v) => v.labels.result === 'refused')?.value).toBe(1);
