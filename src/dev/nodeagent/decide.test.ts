@@ -204,6 +204,20 @@ describe('planSchedule', () => {
     expect(names(plan.unschedulable)).toEqual(['b', 'c']);
   });
 
+  it('binds Pods made in one second in the order they arrived, not by name', () => {
+    const order = ['gj-f', 'gj-a', 'gj-c'];
+    const plan = planSchedule({
+      pods: [pod('gj-a', 5), pod('gj-c', 5), pod('gj-f', 5), pod('gj-0', 6)],
+      nodeName: NODE,
+      slots: 2,
+      assumed: new Map(),
+      finished: () => false,
+      arrival: (p) => order.indexOf(p.metadata?.name ?? ''),
+    });
+    expect(names(plan.bind)).toEqual(['gj-f', 'gj-a']);
+    expect(names(plan.unschedulable)).toEqual(['gj-c', 'gj-0']);
+  });
+
   it('counts Pods it bound that the cache does not show yet, and frees Pods it finished', () => {
     const pods = [pod('a', 1), pod('b', 2), pod('c', 3, NODE, 'Running')];
     const plan = planSchedule({

@@ -14,6 +14,8 @@ export interface ScheduleInput {
   assumed: ReadonlyMap<string, string>;
   /** Pods whose final status this agent has written, which the cache may not show yet. */
   finished: (pod: Pod) => boolean;
+  /** When this agent first saw the Pod (any increasing number): the order in a creation second. */
+  arrival?: (pod: Pod) => number;
 }
 
 export interface SchedulePlan {
@@ -25,10 +27,20 @@ export interface SchedulePlan {
 
 /**
  * The one-node scheduler: a Pod takes a slot from binding until it finishes (or its object
- * is gone), and waiting Pods get the free slots oldest first. Pods meant for another
- * scheduler, or already being deleted, are left alone.
+ * is gone), and waiting Pods get the free slots oldest first, as kube-scheduler's queue
+ * pops them: by creation (whole seconds), then by arrival, so Pods made in one second are
+ * bound in the order they were made, not by name (a job's Pod is named after its random
+ * id: a burst's jobs started out of order). Pods meant for another scheduler, or already
+ * being deleted, are left alone.
  */
-export function planSchedule({ pods, nodeName, slots, assumed, finished }: ScheduleInput): SchedulePlan {
+export function planSchedule({
+  pods,
+  nodeName,
+  slots,
+  assumed,
+  finished,
+  arrival = () => 0,
+}: ScheduleInput): SchedulePlan {
   let busy = 0;
   const waiting: Pod[] = [];
   for (const pod of pods) {
@@ -45,15 +57,15 @@ export function planSchedule({ pods, nodeName, slots, assumed, finished }: Sched
       waiting.push(pod);
     }
   }
-  waiting.sort(olderFirst);
+  const created = (pod: Pod) => timeOf(pod.metadata?.creationTimestamp)?.getTime() ?? 0;
+  waiting.sort(
+    (a, b) =>
+      created(a) - created(b) ||
+      arrival(a) - arrival(b) ||
+      (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+  );
   const free = Math.max(0, slots - busy);
   return { bind: waiting.slice(0, free), unschedulable: waiting.slice(free) };
-}
-
-function olderFirst(a: Pod, b: Pod): number {
-  const ta = timeOf(a.metadata?.creationTimestamp)?.getTime() ?? 0;
-  const tb = timeOf(b.metadata?.creationTimestamp)?.getTime() ?? 0;
-  return ta - tb || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
 }
 
 export interface SchedulerOptions {
@@ -73,9 +85,17 @@ export interface SchedulerOptions {
 export class Scheduler {
   private readonly opts: SchedulerOptions;
   private readonly assumed = new Map<string, string>();
+  /** Pods by uid → the order this agent first saw them in (the watch's: the apiserver's). */
+  private readonly arrivals = new Map<string, number>();
+  private arrived = 0;
 
   constructor(options: SchedulerOptions) {
     this.opts = options;
+    options.pods.on((type, pod) => {
+      const uid = pod.metadata?.uid ?? '';
+      if (type === 'delete') this.arrivals.delete(uid);
+      else if (!this.arrivals.has(uid)) this.arrivals.set(uid, this.arrived++);
+    });
   }
 
   async pass(): Promise<undefined> {
@@ -84,7 +104,12 @@ export class Scheduler {
       const pod = pods.get(name);
       if (pod?.metadata?.uid !== uid || pod.spec?.nodeName) this.assumed.delete(name);
     }
-    const plan = planSchedule({ ...this.opts, pods: pods.list(), assumed: this.assumed });
+    const plan = planSchedule({
+      ...this.opts,
+      pods: pods.list(),
+      assumed: this.assumed,
+      arrival: (pod) => this.arrivals.get(pod.metadata?.uid ?? '') ?? this.arrived,
+    });
     for (const pod of plan.bind) {
       const { name = '', uid = '' } = pod.metadata ?? {};
       try {
