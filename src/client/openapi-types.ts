@@ -1132,6 +1132,8 @@ export interface operations {
                     input?: {
                         [key: string]: unknown;
                     } | null;
+                    /** @description Accepted and ignored, so a submit's body can be estimated as it is: it changes no price */
+                    webhookUrl?: string | null;
                 };
             };
         };

@@ -159,6 +159,17 @@ describe('null is absent', () => {
     });
     expect([res.status, (await res.json()).estimatedCostMicroCents]).toEqual([200, 2_400_000]);
   });
+
+  it("estimate takes a submit's body as it is: its webhookUrl changes no price", async () => {
+    for (const webhookUrl of [null, 'https://hooks.example/genjobs']) {
+      const res = await svc.call('/v1/jobs/estimate', {
+        method: 'POST',
+        key,
+        json: { model: VIDEO, input: { prompt: 'x', duration: 4 }, webhookUrl },
+      });
+      expect([res.status, (await res.json()).estimatedCostMicroCents]).toEqual([200, 1_200_000]);
+    }
+  });
 });
 
 describe('estimate validates as submit does', () => {

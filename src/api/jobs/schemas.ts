@@ -38,16 +38,16 @@ const VIDEO_8S = {
   input: { prompt: 'waves on rocks', duration: 8, resolution: '720p', has_sound: true },
 };
 
+const webhookUrl = z.string().max(2048).nullish();
+
 export const SubmitRequest = z
   .strictObject({
     model: slug,
     version: version.nullish(),
     input: input.describe("Model-specific input; see the model's inputSchema"),
-    webhookUrl: z
-      .string()
-      .max(2048)
-      .nullish()
-      .describe('https:// address notified when the job completes or fails; null is the same as absent'),
+    webhookUrl: webhookUrl.describe(
+      'https:// address notified when the job completes or fails; null is the same as absent',
+    ),
   })
   .meta({ examples: [IMAGE_1K, IMAGE_4K, VIDEO_8S] });
 
@@ -60,6 +60,9 @@ export const EstimateRequest = z
       .describe(
         'Model-specific input, possibly partial (no prompt yet): missing fields are priced at their defaults; null is the same as absent',
       ),
+    webhookUrl: webhookUrl.describe(
+      "Accepted and ignored, so a submit's body can be estimated as it is: it changes no price",
+    ),
   })
   .meta({ examples: [IMAGE_1K, IMAGE_4K, VIDEO_8S] });
 
