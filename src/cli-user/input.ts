@@ -36,10 +36,14 @@ export async function buildInput(
     }
     input = parsed as Record<string, unknown>;
   }
+  const given = new Set<string>();
   for (const pair of pairs) {
     const m = /^([^=:]+)(:?=)(.*)$/s.exec(pair);
     if (!m) throw new UsageError(`--input ${JSON.stringify(pair)}: expected key=value or key:=json`);
     const [, key, op, value] = m as unknown as [string, string, string, string];
+    // Over --input-file a pair wins; a second pair of the same key is a mistake, not a choice.
+    if (given.has(key)) throw new UsageError(`--input ${key} is given twice`);
+    given.add(key);
     if (op === '=') input[key] = value;
     else {
       try {

@@ -74,6 +74,12 @@ describe('Http', () => {
     expect(seen).toHaveLength(3);
   });
 
+  it('refuses a baseUrl that is not an http(s) address when it is made, not as a network error later', () => {
+    for (const baseUrl of ['127.0.0.1:8080', 'localhost', '', 'ftp://h/'])
+      expect(() => new Http({ baseUrl })).toThrow(/baseUrl must be an http:\/\/ or https:\/\/ address/);
+    expect(() => new Http({ baseUrl: 'https://genjobs.example.com/' })).not.toThrow();
+  });
+
   it('never repeats a non-idempotent request that got no answer', async () => {
     let calls = 0;
     const http = new Http({

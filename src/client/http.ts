@@ -57,7 +57,14 @@ export class Http {
   readonly o: ClientOptions;
   private readonly base: string;
 
+  /** @throws TypeError for a baseUrl that is not an http(s) address: a mistake, not a network error. */
   constructor(o: ClientOptions) {
+    const parsed = URL.canParse(o.baseUrl) ? new URL(o.baseUrl) : undefined;
+    if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') {
+      throw new TypeError(
+        `genjobs client: baseUrl must be an http:// or https:// address, not ${JSON.stringify(o.baseUrl)}`,
+      );
+    }
     this.o = o;
     this.base = o.baseUrl.replace(/\/+$/, '');
   }

@@ -94,7 +94,7 @@ export class ModelsApi {
 /** What `uploads.upload` accepts as the file's bytes. */
 export type UploadData = Blob | ArrayBuffer | Uint8Array | string;
 
-/** Temporary files for job input: presign, PUT, use the fileUrl. */
+/** The key's account: its balance and plan. */
 export class AccountApi {
   private readonly http: Http;
   constructor(http: Http) {
@@ -113,6 +113,7 @@ export class AccountApi {
   }
 }
 
+/** Temporary files for job input: presign, PUT, use the fileUrl. */
 export class UploadsApi {
   private readonly http: Http;
   constructor(http: Http) {

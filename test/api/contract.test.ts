@@ -127,6 +127,17 @@ describe('path parameters are percent-decoded once', () => {
     ['/v1/jobs/%25/cancel', 404, 'JOB_NOT_FOUND'],
     ['/v1/uploads/%25', 404, 'NOT_FOUND'],
     ['/v1/jobs/%', 400, 'MALFORMED_REQUEST'],
+    ['/v1/jobs/%E0%A4%A', 400, 'MALFORMED_REQUEST'],
+    ['/v1/jobs/%E0%A4%A/events', 400, 'MALFORMED_REQUEST'],
+    ['/v1/jobs/%E0%A4%A/cancel', 400, 'MALFORMED_REQUEST'],
+    ['/v1/uploads/%E0%A4%A', 400, 'VALIDATION_ERROR'],
+    ['/v1/catalog/providers/%E0%A4%A', 400, 'MALFORMED_REQUEST'],
+    ['/v1/providers/%E0%A4%A/models', 400, 'MALFORMED_REQUEST'],
+    // A file key is never decoded: no such key.
+    ['/files/uploads/acme/%E0%A4%A', 404, 'NOT_FOUND'],
+    ['/docs/%E0%A4%A', 404, 'NOT_FOUND'],
+    ['/v1/jobs?cursor=%E0%A4%A', 400, 'VALIDATION_ERROR'],
+    ['/v1/catalog/models?category=%E0%A4%A', 200, undefined],
     ['/files/uploads/acme/%25', 404, 'NOT_FOUND'],
   ])('GET %s answers %i %s', async (path, status, code) => {
     const method = path.endsWith('/cancel') ? 'POST' : 'GET';

@@ -137,6 +137,8 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     ]);
     const badInput = await genjobs(['run', IMAGE, '--input-file', '/nonexistent/input.json']);
     expect(badInput.stderr).toContain('cannot read --input-file /nonexistent/input.json: no such file');
+    const twice = await genjobs(['run', IMAGE, '-i', 'prompt=x', '-i', 'prompt=y']);
+    expect([twice.code, twice.stderr.trim()]).toEqual([2, 'genjobs: --input prompt is given twice']);
   });
 
   it('jobs get|list|watch|cancel, models list and upload', async () => {
