@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameJson } from './conditions.ts';
+import { mergePatch, sameJson } from './conditions.ts';
 
 describe('sameJson', () => {
   it.each([
@@ -15,5 +15,54 @@ describe('sameJson', () => {
   ])('%s', (_name, a, b, same) => {
     expect(sameJson(a, b)).toBe(same);
     expect(sameJson(b, a)).toBe(same);
+  });
+});
+
+/** RFC 7386's application, to check that a patch gives what it was made for. */
+function apply(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = apply(out[k], v);
+  }
+  return out;
+}
+
+describe('mergePatch', () => {
+  const pending = { phase: 'pending', conditions: [{ type: 'Admitted', status: 'False' }] };
+  const done = {
+    phase: 'completed',
+    progress: 100,
+    outputs: [{ url: 'http://x/o.png' }],
+    conditions: [{ type: 'Admitted', status: 'True' }],
+    delivery: { state: 'pending', attempts: 0 },
+  };
+
+  it('carries only what changed: arrays whole, objects by member, null for what went', () => {
+    expect(mergePatch(pending, done)).toEqual({
+      phase: 'completed',
+      progress: 100,
+      outputs: [{ url: 'http://x/o.png' }],
+      conditions: [{ type: 'Admitted', status: 'True' }],
+      delivery: { state: 'pending', attempts: 0 },
+    });
+    const delivered = { ...done, delivery: { state: 'delivered', attempts: 1 }, progress: undefined };
+    expect(mergePatch(done, delivered)).toEqual({
+      progress: null,
+      delivery: { state: 'delivered', attempts: 1 },
+    });
+    expect(mergePatch(done, { ...done })).toEqual({});
+  });
+
+  it.each([
+    [pending, done],
+    [done, pending],
+    [{}, done],
+    [done, {}],
+    [{ a: { b: { c: 1 } } }, { a: { b: { d: 2 } } }],
+  ])('applied to its start, gives its end (%#)', (from, to) => {
+    expect(apply(from, mergePatch(from, to))).toEqual(to);
   });
 });

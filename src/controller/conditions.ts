@@ -55,3 +55,25 @@ export function sameJson(a: unknown, b: unknown): boolean {
   for (const k in y) if (y[k] !== undefined) defined--;
   return defined === 0;
 }
+
+/**
+ * The JSON merge patch (RFC 7386) that turns `from` into `to`: the members that changed,
+ * objects patched member by member, arrays and other values whole, and `null` for what
+ * `to` no longer has. Applied to `from` it gives `to` (for JSON data without nulls: a
+ * null in a merge patch means "remove").
+ */
+export function mergePatch(from: object, to: object): Record<string, unknown> {
+  const a = from as Record<string, unknown>;
+  const b = to as Record<string, unknown>;
+  const patch: Record<string, unknown> = {};
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const [x, y] = [a[k], b[k]];
+    if (sameJson(x, y)) continue;
+    if (y === undefined) patch[k] = null;
+    else if (isRecord(x) && isRecord(y)) patch[k] = mergePatch(x, y);
+    else patch[k] = y;
+  }
+  return patch;
+}
+
+const isRecord = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -321,7 +321,7 @@ describe('RBAC', () => {
       generationjobs: ['delete', 'get', 'list', 'watch'],
       uploads: ['delete', 'get', 'list', 'watch'],
       accounts: ['get', 'list', 'watch'],
-      'generationjobs/status': ['update'],
+      'generationjobs/status': ['patch', 'update'],
       'uploads/status': ['update'],
       'accounts/status': ['update'],
       'generationjobs/finalizers': ['update'],

