@@ -63,6 +63,16 @@ describe('GET /v1/jobs/{jobId}/events', () => {
     expect(events).toHaveLength(1);
     const resumed = await stream(jobId, { 'last-event-id': events[0]!.id! });
     expect(resumed.res.status).toBe(204);
+    // Its resource is written again (its webhook delivery is recorded so): the record is the
+    // same, and so is the answer to a client that holds it.
+    const before = (await s.r.jobs.get(jobId))!.metadata.resourceVersion;
+    await s.r.jobs.patchStatus(jobId, {
+      status: { webhook: { id: 'msg_test', state: 'delivered', attempts: 1 } },
+    });
+    expect((await s.r.jobs.get(jobId))!.metadata.resourceVersion).not.toBe(before);
+    // The api's cache follows within milliseconds.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await stream(jobId, { 'last-event-id': events[0]!.id! })).res.status).toBe(204);
   });
 
   it('resuming with an older Last-Event-ID sends the current record', async () => {

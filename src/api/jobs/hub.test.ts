@@ -96,7 +96,7 @@ describe('StreamHub', () => {
     expect(hub.open(s, aJob('j1', 'pending', '1'))).toBe(true);
     cache.set(aJob('j1', 'processing', '2'));
     cache.set(aJob('j1', 'completed', '3'));
-    expect(s.chunks.map((c) => /^id: (.*)$/m.exec(c)?.[1])).toEqual(['1.0', '2', '3']);
+    expect(s.chunks.map((c) => /^id: (.*)$/m.exec(c)?.[1])).toEqual(['1.0', '2', 'completed']);
     expect(s.chunks[2]).toContain('"status":"completed"');
     expect(s.ended).toBe(true);
     expect(hub.size).toBe(0);
@@ -116,9 +116,13 @@ describe('StreamHub', () => {
     const s = aStream('j1', '7');
     hub.open(s, aJob('j1', 'processing', '7'));
     expect(s.chunks).toEqual([]);
-    const done = aStream('j2', '9');
+    const done = aStream('j2', 'completed');
     expect(hub.open(done, aJob('j2', 'completed', '9'))).toBe(false);
     expect(done.chunks).toEqual([]);
+    // Written again after it finished (its webhook delivery): still nothing new to send.
+    const later = aStream('j2', 'completed');
+    expect(hub.open(later, aJob('j2', 'completed', '12'))).toBe(false);
+    expect(later.chunks).toEqual([]);
   });
 
   it('one heartbeat timer for every stream, stopped when the last one closes', () => {

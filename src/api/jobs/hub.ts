@@ -37,9 +37,13 @@ export interface HubOptions {
 /**
  * The id of an event: the job's resourceVersion, and its queue position while it waits.
  * An event is sent when this changes, and a client resuming with an id equal to the
- * current one already has the current record.
+ * current one already has the current record. A terminal record never changes, while its
+ * resource still may (its webhook delivery is recorded, it is archived): its id is its
+ * status, the same whatever comes later, so a client holding it gets the 204 it was promised
+ * rather than the same record again.
  */
 export function eventId(job: GenerationJob, record: JobRecord): string {
+  if (isTerminal(record.status)) return record.status;
   const rv = job.metadata.resourceVersion ?? '0';
   return record.queuePosition === undefined ? rv : `${rv}.${record.queuePosition}`;
 }
