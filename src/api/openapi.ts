@@ -408,6 +408,18 @@ function problemComponents(statuses: Iterable<number>, output: (schema: z.ZodTyp
   return schemas;
 }
 
+/**
+ * The header every answer carries: the request's id, also the body's `requestId` where it
+ * has one (a replayed submit's body keeps the first request's) and in every log line of it.
+ */
+const REQUEST_ID_HEADER = {
+  'x-request-id': {
+    description:
+      "The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request",
+    schema: { type: 'string' },
+  },
+};
+
 /** Header parameters of an operation, as OpenAPI parameters. */
 const headerParameters = (headers: Record<string, Header> = {}) =>
   Object.entries(headers).map(([name, h]) => ({ name, in: 'header', required: false, ...h }));
@@ -472,26 +484,37 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
     for (const [status, answer] of Object.entries(op.responses)) {
       responses[status] = {
         description: 'OK',
-        ...(status === '200' && op.responseHeaders ? { headers: op.responseHeaders } : {}),
+        headers: { ...REQUEST_ID_HEADER, ...(status === '200' ? op.responseHeaders : {}) },
         content: { [op.contentType ?? 'application/json']: { schema: schema.answer(answer) } },
         ...(status === '200' && op.links ? { links: op.links } : {}),
       };
     }
-    for (const [status, description] of Object.entries(op.empty ?? {})) responses[status] = { description };
+    for (const [status, description] of Object.entries(op.empty ?? {}))
+      responses[status] = { description, headers: REQUEST_ID_HEADER };
     // Every authenticated call counts against its account's request rate (api/limits): 429.
     const limited = op.security === 'none' ? [] : [429];
     for (const status of new Set([...op.errors, ...limited])) {
       statuses.add(status);
       responses[String(status)] = {
         description: 'Problem',
-        ...(RETRY_AFTER.has(status)
-          ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } }
-          : {}),
+        headers: {
+          ...REQUEST_ID_HEADER,
+          ...(RETRY_AFTER.has(status)
+            ? { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } }
+            : {}),
+        },
         content: {
           'application/problem+json': { schema: { $ref: `#/components/schemas/Problem${status}` } },
         },
       };
     }
+    // What any route may answer besides: a method it does not have (405), headers over 16 KiB
+    // (431), a bug (500).
+    responses.default = {
+      description: 'Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL',
+      headers: REQUEST_ID_HEADER,
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
     const security =
       op.security === 'bearer'
         ? [{ bearer: [] }]
@@ -520,7 +543,6 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
         : {}),
       responses,
       security,
-      'x-request-id': 'every response carries an x-request-id header',
     };
   }
   return {

@@ -1002,6 +1002,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description true when the answer is the job an earlier submit with this Idempotency-Key made */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -1013,6 +1015,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1022,6 +1026,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1031,6 +1037,8 @@ export interface operations {
             /** @description Problem */
             402: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1040,6 +1048,8 @@ export interface operations {
             /** @description Problem */
             403: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1049,6 +1059,8 @@ export interface operations {
             /** @description Problem */
             404: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1058,6 +1070,8 @@ export interface operations {
             /** @description Problem */
             409: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1067,6 +1081,8 @@ export interface operations {
             /** @description Problem */
             413: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1076,6 +1092,8 @@ export interface operations {
             /** @description Problem */
             415: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1085,6 +1103,8 @@ export interface operations {
             /** @description Problem */
             422: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1094,6 +1114,8 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1105,12 +1127,25 @@ export interface operations {
             /** @description Problem */
             503: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1141,6 +1176,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1150,6 +1187,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1159,6 +1198,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1168,6 +1209,8 @@ export interface operations {
             /** @description Problem */
             403: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1177,6 +1220,8 @@ export interface operations {
             /** @description Problem */
             404: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1186,6 +1231,8 @@ export interface operations {
             /** @description Problem */
             413: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1195,6 +1242,8 @@ export interface operations {
             /** @description Problem */
             415: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1204,6 +1253,8 @@ export interface operations {
             /** @description Problem */
             422: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1213,6 +1264,8 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1224,12 +1277,25 @@ export interface operations {
             /** @description Problem */
             503: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1251,6 +1317,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1260,6 +1328,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1269,6 +1339,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1278,6 +1350,8 @@ export interface operations {
             /** @description Problem */
             403: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1287,6 +1361,8 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1298,12 +1374,25 @@ export interface operations {
             /** @description Problem */
             503: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1322,6 +1411,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1331,6 +1422,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1340,6 +1433,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1349,6 +1444,8 @@ export interface operations {
             /** @description Problem */
             403: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1358,6 +1455,8 @@ export interface operations {
             /** @description Problem */
             404: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1367,6 +1466,8 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1378,12 +1479,25 @@ export interface operations {
             /** @description Problem */
             503: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1405,6 +1519,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1414,6 +1530,8 @@ export interface operations {
             /** @description The client already holds the terminal record: nothing more will come */
             204: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1421,6 +1539,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1430,6 +1550,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1439,6 +1561,8 @@ export interface operations {
             /** @description Problem */
             403: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1448,6 +1572,8 @@ export interface operations {
             /** @description Problem */
             404: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1457,6 +1583,8 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1468,12 +1596,25 @@ export interface operations {
             /** @description Problem */
             503: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1492,6 +1633,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1501,6 +1644,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1510,6 +1655,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1519,6 +1666,8 @@ export interface operations {
             /** @description Problem */
             403: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1528,6 +1677,8 @@ export interface operations {
             /** @description Problem */
             404: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1537,6 +1688,8 @@ export interface operations {
             /** @description Problem */
             409: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1546,6 +1699,8 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1557,12 +1712,25 @@ export interface operations {
             /** @description Problem */
             503: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1583,6 +1751,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1592,6 +1762,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1601,6 +1773,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1610,12 +1784,25 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1634,6 +1821,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1643,6 +1832,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1652,6 +1843,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1661,6 +1854,8 @@ export interface operations {
             /** @description Problem */
             404: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1670,12 +1865,25 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1695,6 +1903,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1704,10 +1914,23 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem400"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1726,6 +1949,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1735,6 +1960,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1744,10 +1971,23 @@ export interface operations {
             /** @description Problem */
             404: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem404"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1764,10 +2004,23 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CapabilityGroup"][];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1784,10 +2037,23 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Category"][];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1808,6 +2074,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1817,6 +2085,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1826,6 +2096,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1835,6 +2107,8 @@ export interface operations {
             /** @description Problem */
             403: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,12 +2118,25 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1871,6 +2158,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1880,6 +2169,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1889,6 +2180,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1898,6 +2191,8 @@ export interface operations {
             /** @description Problem */
             403: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1907,6 +2202,8 @@ export interface operations {
             /** @description Problem */
             404: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1916,12 +2213,25 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1938,6 +2248,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1947,6 +2259,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1956,6 +2270,8 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1967,12 +2283,25 @@ export interface operations {
             /** @description Problem */
             503: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2001,6 +2330,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2010,6 +2341,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2019,6 +2352,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2028,6 +2363,8 @@ export interface operations {
             /** @description Problem */
             403: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2037,6 +2374,8 @@ export interface operations {
             /** @description Problem */
             413: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2046,6 +2385,8 @@ export interface operations {
             /** @description Problem */
             415: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2055,6 +2396,8 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2066,12 +2409,25 @@ export interface operations {
             /** @description Problem */
             503: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem503"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2090,6 +2446,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2099,6 +2457,8 @@ export interface operations {
             /** @description Problem */
             400: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2108,6 +2468,8 @@ export interface operations {
             /** @description Problem */
             401: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2117,6 +2479,8 @@ export interface operations {
             /** @description Problem */
             404: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2126,12 +2490,25 @@ export interface operations {
             /** @description Problem */
             429: {
                 headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
                     /** @description seconds to wait */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem429"];
+                };
+            };
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            default: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
