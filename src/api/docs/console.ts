@@ -65,7 +65,7 @@ export const CONSOLE_SCRIPT = `'use strict';
   $('submit').addEventListener('click', async () => {
     authorize();
     $('events').textContent = '';
-    if (!$('key').value.trim()) return log('paste an API key above first (dev mode: ~/.genjobs/dev/api-key)');
+    if (!$('key').value.trim()) return log('paste an API key above first (dev mode: the file api-key in $GENJOBS_DEV_DIR, default ~/.genjobs/dev)');
     let input;
     try {
       input = JSON.parse($('input').value);

@@ -30,8 +30,13 @@ export function docsPage(): string {
 <section class="guide">
   <h2>Quick start</h2>
   <p>Every job request carries an API key: <code>Authorization: Bearer gjk_…</code>
-  (<code>x-api-key</code> on <code>/v1/models</code>). Submit a job, then follow it:</p>
-<pre>curl -s -X POST $GENJOBS_URL/v1/jobs/submit -H "authorization: Bearer $GENJOBS_API_KEY" \\
+  (<code>x-api-key</code> on <code>/v1/models</code>). Your operator gives you the key; in dev
+  mode it is the file <code>api-key</code> in <code>$GENJOBS_DEV_DIR</code> (default
+  <code>~/.genjobs/dev</code>). Set the two variables the examples use, then submit a job and
+  follow it:</p>
+<pre>export GENJOBS_URL=https://genjobs.example.com   # this page's address, without /docs
+export GENJOBS_API_KEY=gjk_…
+curl -s -X POST $GENJOBS_URL/v1/jobs/submit -H "authorization: Bearer $GENJOBS_API_KEY" \\
   -H 'content-type: application/json' \\
   -d '{"model":"genjobs/reference-image/text-to-image","input":{"prompt":"a lighthouse"}}'
 curl -N $GENJOBS_URL/v1/jobs/JOB_ID/events -H "authorization: Bearer $GENJOBS_API_KEY"</pre>
@@ -40,6 +45,11 @@ curl -N $GENJOBS_URL/v1/jobs/JOB_ID/events -H "authorization: Bearer $GENJOBS_AP
 <pre>import { createClient } from 'genjobs/client';
 const genjobs = createClient({ baseUrl: process.env.GENJOBS_URL, apiKey: process.env.GENJOBS_API_KEY });
 const job = await genjobs.jobs.run('genjobs/reference-image/text-to-image', { prompt: 'a lighthouse' });</pre>
+  <p>Webhooks: a submit with <code>webhookUrl</code> (https) gets a signed POST when the job
+  completes or fails, in the Standard Webhooks format (<code>webhook-id</code>,
+  <code>webhook-timestamp</code>, <code>webhook-signature</code>), so any Standard Webhooks
+  library verifies it. The <code>whsec_…</code> secret is your account's: your operator gives it
+  to you (<code>genjobs accounts webhook-secret</code>).</p>
   <div class="console">
     <h2>Console</h2>
     <label for="key">API key (kept in this page only; it also authorizes "Try it out" below)</label>
