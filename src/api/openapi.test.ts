@@ -46,6 +46,28 @@ describe('the OpenAPI document', () => {
     ]);
   });
 
+  it('groups operations by tag and declares on every answer its x-request-id, and a default problem', () => {
+    type Answer = { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> };
+    type Op = { tags: string[]; responses: Record<string, Answer> };
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Op>>)) {
+      for (const op of Object.values(methods)) {
+        expect([path, op.tags]).toEqual([
+          path,
+          [expect.stringMatching(/^(jobs|uploads|catalog|models|account)$/)],
+        ]);
+        expect(op.responses.default?.content?.['application/problem+json']?.schema).toEqual({
+          $ref: '#/components/schemas/Problem',
+        });
+        for (const [status, answer] of Object.entries(op.responses))
+          expect([path, status, Object.keys(answer.headers ?? {})]).toEqual([
+            path,
+            status,
+            expect.arrayContaining(['x-request-id']),
+          ]);
+      }
+    }
+  });
+
   it("gives each error status its codes as an enum, and a failed job's code the closed set", () => {
     expect(doc.components.schemas.Problem422.properties.code.enum).toEqual(['INVALID_INPUT']);
     expect(doc.components.schemas.Problem405.properties.code.enum).toEqual(['METHOD_NOT_ALLOWED']);
@@ -58,7 +80,7 @@ describe('the OpenAPI document', () => {
     const job = resolved(
       doc.paths['/v1/jobs/{jobId}'].get.responses['200'].content['application/json'].schema,
     );
-    expect(job.properties.error.anyOf[0].properties.code.enum).toEqual([...JOB_FAILURE_CODES]);
+    expect(resolved(job.properties.error.anyOf[0]).properties.code.enum).toEqual([...JOB_FAILURE_CODES]);
   });
 
   it('marks the optional fields nullable', () => {

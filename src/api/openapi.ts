@@ -17,9 +17,11 @@ import {
   CancelResult,
   Estimate,
   EstimateRequest,
+  JobFailure,
   JobList,
   JobListQuery,
   JobRecord,
+  OutputItem,
   SubmitRequest,
   SubmitResult,
   WebhookEvent,
@@ -96,6 +98,8 @@ export function component<T extends z.ZodType>(name: string, schema: T): T {
 }
 
 component('Job', JobRecord);
+component('JobOutput', OutputItem);
+component('JobError', JobFailure);
 component('JobList', JobList);
 component('SubmitResult', SubmitResult);
 component('Estimate', Estimate);
@@ -345,6 +349,16 @@ function converter(closedAnswers: boolean) {
   };
 }
 
+/** The group a generated client puts an operation in (its module or class), by path. */
+function tagOf(path: string): string {
+  if (path.startsWith('/v1/jobs')) return 'jobs';
+  if (path.startsWith('/v1/uploads')) return 'uploads';
+  if (path.startsWith('/v1/catalog')) return 'catalog';
+  if (path.startsWith('/v1/models') || path.startsWith('/v1/providers')) return 'models';
+  if (path.startsWith('/v1/account')) return 'account';
+  return 'service';
+}
+
 /** Statuses that come with Retry-After (rate and concurrency limits, outages). */
 const RETRY_AFTER = new Set([429, 503]);
 
@@ -526,6 +540,7 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
     paths[op.path] ??= {};
     paths[op.path]![op.method] = {
       operationId: op.operationId,
+      tags: [tagOf(op.path)],
       summary: op.summary,
       ...(op.description
         ? { description: op.description }

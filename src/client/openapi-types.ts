@@ -353,23 +353,8 @@ export interface components {
             status: "pending" | "processing" | "completed" | "failed" | "cancelled";
             progress: number;
             output: string | null;
-            outputs: {
-                url: string;
-                /** @enum {string} */
-                type: "video" | "image" | "audio" | "text";
-                thumbnail?: string;
-                posterImage?: string;
-            }[] | null;
-            error: {
-                /**
-                 * @description GENERATION_FAILED: the model failed; the others: see the README
-                 * @enum {string}
-                 */
-                code: "GENERATION_FAILED" | "UPSTREAM_ERROR" | "TIMEOUT" | "OUTPUT_STORE_FAILED" | "INVALID_JOB" | "INVALID_OUTPUT" | "INTERNAL" | "MODEL_UNAVAILABLE" | "QUEUE_TIMEOUT" | "OUT_OF_MEMORY" | "UNSCHEDULABLE" | "POD_START_TIMEOUT" | "INFRASTRUCTURE_LOST";
-                message: string;
-                /** @description whether submitting the same job again may succeed */
-                retryable: boolean;
-            } | null;
+            outputs: components["schemas"]["JobOutput"][] | null;
+            error: components["schemas"]["JobError"] | null;
             /** Format: date-time */
             createdAt: string;
             completedAt: string | null;
@@ -382,6 +367,23 @@ export interface components {
              * @description Pending and processing jobs: when the job should complete, from observed run times; absent while its model variant is paused (no slots). An addition clients may ignore
              */
             estimatedCompletionTime?: string;
+        };
+        JobOutput: {
+            url: string;
+            /** @enum {string} */
+            type: "video" | "image" | "audio" | "text";
+            thumbnail?: string;
+            posterImage?: string;
+        };
+        JobError: {
+            /**
+             * @description GENERATION_FAILED: the model failed; the others: see the README
+             * @enum {string}
+             */
+            code: "GENERATION_FAILED" | "UPSTREAM_ERROR" | "TIMEOUT" | "OUTPUT_STORE_FAILED" | "INVALID_JOB" | "INVALID_OUTPUT" | "INTERNAL" | "MODEL_UNAVAILABLE" | "QUEUE_TIMEOUT" | "OUT_OF_MEMORY" | "UNSCHEDULABLE" | "POD_START_TIMEOUT" | "INFRASTRUCTURE_LOST";
+            message: string;
+            /** @description whether submitting the same job again may succeed */
+            retryable: boolean;
         };
         JobList: {
             jobs: components["schemas"]["Job"][];

@@ -86,11 +86,18 @@ export const SubmitResult = z
     ],
   });
 
-const OutputItem = z.object({
+export const OutputItem = z.object({
   url: z.string(),
   type: z.enum(['video', 'image', 'audio', 'text']),
   thumbnail: z.string().optional(),
   posterImage: z.string().optional(),
+});
+
+/** Why a failed job failed. */
+export const JobFailure = z.object({
+  code: z.enum(JOB_FAILURE_CODES).describe('GENERATION_FAILED: the model failed; the others: see the README'),
+  message: z.string(),
+  retryable: z.boolean().describe('whether submitting the same job again may succeed'),
 });
 
 export const JobRecord = z.object({
@@ -99,15 +106,7 @@ export const JobRecord = z.object({
   progress: z.number().int().min(0).max(100),
   output: z.string().nullable(),
   outputs: z.array(OutputItem).nullable(),
-  error: z
-    .object({
-      code: z
-        .enum(JOB_FAILURE_CODES)
-        .describe('GENERATION_FAILED: the model failed; the others: see the README'),
-      message: z.string(),
-      retryable: z.boolean().describe('whether submitting the same job again may succeed'),
-    })
-    .nullable(),
+  error: JobFailure.nullable(),
   createdAt: z.iso.datetime(),
   completedAt: z.iso.datetime().nullable(),
   model: z.string(),
