@@ -77,12 +77,13 @@ export class JobReconciler {
   /** Pods this process created, until the Pod cache shows them: podName → when. */
   private readonly createdPods = new Map<string, number>();
   /**
-   * Pods this process deleted, until the Pod cache stops showing them: podName → when. A
-   * finished job is woken again before its Pod's deletion reaches the cache (by its own
-   * status write, the Pod's last status): each such wake-up deleted the Pod again, for a
-   * 404 (1.2 refused DELETEs per job in the end-to-end bench, each a full apiserver request).
+   * Pods this process deleted, until the Pod cache stops showing them: podName → when, and
+   * with what grace period. A finished job is woken again before its Pod's deletion reaches
+   * the cache (by its own status write, the Pod's last status): each such wake-up deleted
+   * the Pod again, for a 404 (1.2 refused DELETEs per job in the end-to-end bench, each a
+   * full apiserver request).
    */
-  private readonly deletedPods = new Map<string, number>();
+  private readonly deletedPods = new Map<string, { at: number; grace: number | undefined }>();
   /** New jobs seen before their money (jobId → account): the Account's next event brings them back. */
   readonly awaitingReservation = new Map<string, string>();
   /**
@@ -248,17 +249,22 @@ export class JobReconciler {
   }
 
   /**
-   * Deletes a Pod once: not again while its deletion is under way (the cache shows its
-   * deletionTimestamp), or while this process deleted it less than {@link DELETE_PATIENCE_MS}
-   * ago and the cache has not caught up; after that it is asked again, in case the watch
-   * missed the deletion.
+   * Deletes a Pod once: not again while a deletion at least as quick is under way (the
+   * cache shows its deletionTimestamp and grace period) or was sent by this process less
+   * than {@link DELETE_PATIENCE_MS} ago, before the cache caught up. After that it is asked
+   * again, in case the watch missed the deletion; a quicker one (a finished job's, grace 0,
+   * after a graceful one) is sent at once.
    */
   private async deletePod(name: string, gracePeriodSeconds: number | undefined): Promise<void> {
     const now = this.d.now?.() ?? Date.now();
-    if (this.d.podCache.get(name)?.metadata?.deletionTimestamp) return;
-    const at = this.deletedPods.get(name);
-    if (at !== undefined && now - at < DELETE_PATIENCE_MS) return;
-    this.deletedPods.set(name, now);
+    // Grace undefined: the Pod's own (30 s by default), longer than any given here.
+    const quicker = (than: number | undefined) =>
+      gracePeriodSeconds !== undefined && (than === undefined || gracePeriodSeconds < than);
+    const meta = this.d.podCache.get(name)?.metadata;
+    if (meta?.deletionTimestamp && !quicker(meta.deletionGracePeriodSeconds)) return;
+    const sent = this.deletedPods.get(name);
+    if (sent && now - sent.at < DELETE_PATIENCE_MS && !quicker(sent.grace)) return;
+    this.deletedPods.set(name, { at: now, grace: gracePeriodSeconds });
     try {
       await deletePod(this.d.kube, name, { gracePeriodSeconds });
     } catch (err) {
