@@ -139,7 +139,7 @@ describe('prepareInput: every failing field, as a pointer into the request body'
       '/input/prompt': 'must not be blank',
       '/input/duration': 'must be one of 4, 6, 8',
       '/input/resolution': 'must be one of "720p", "1080p", "4k"',
-      '/input/has_sound': 'must be boolean',
+      '/input/has_sound': 'must be true or false',
       '/input/aspect_ratio': 'must be one of "16:9", "9:16", "1:1"',
       '/input/seed': 'must be >= 0',
       '/input/style':

@@ -245,6 +245,9 @@ function toFieldErrors(
           : 'is not allowed here';
     } else if (error.keyword === 'pattern' && error.params.pattern === BLANK_REFUSED) {
       message = 'must not be blank';
+    } else if (error.keyword === 'type' && error.params.type === 'boolean') {
+      // Not ajv's "must be boolean": "true" was taken (coerced), so "TRUE" needs a clearer word.
+      message = 'must be true or false';
     } else if (error.keyword === 'enum') {
       message = `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     }
