@@ -78,6 +78,26 @@ function instruction(issue: z.core.$ZodRawIssue): string | undefined {
  * Parses a request body with its schema (the same schema the OpenAPI document is made
  * from). Unknown fields are refused, every problem is listed as a JSON pointer.
  */
+/**
+ * A URL's query parameters by {@link parseBody}, each given once: a repeated one
+ * (`?status=pending&status=failed`) is refused as such, not as a value of the wrong type
+ * (400 VALIDATION_ERROR).
+ */
+export function parseQuery<S extends z.ZodObject>(schema: S, query: Record<string, unknown>): z.infer<S> {
+  // Only the parameters the schema reads: one it ignores (a cache-buster) may repeat.
+  const repeated = Object.keys(schema.shape).filter((name) => Array.isArray(query[name]));
+  if (repeated.length > 0) {
+    const errors = repeated.map((name) => ({
+      pointer: `/${name}`,
+      message: 'is given more than once; give it once',
+    }));
+    throw new AppError('VALIDATION_ERROR', `invalid request: ${repeated.join(', ')} given more than once`, {
+      errors,
+    });
+  }
+  return parseBody(schema, { ...query });
+}
+
 export function parseBody<S extends z.ZodType>(
   schema: S,
   body: unknown,

@@ -145,6 +145,23 @@ describe('path parameters are percent-decoded once', () => {
     expect([res.status, codeOf(res.body)]).toEqual([status, code ?? codeOf(res.body)]);
   });
 
+  it('a list parameter given twice is refused as such; one the list does not read may repeat', async () => {
+    for (const path of [
+      '/v1/jobs?status=pending&status=failed',
+      '/v1/catalog/models?category=image&category=video',
+    ]) {
+      const res = await raw('GET', path, { authorization: `Bearer ${key}` });
+      const body = JSON.parse(res.body);
+      expect([path, res.status, body.code, body.errors?.[0]?.message]).toEqual([
+        path,
+        400,
+        'VALIDATION_ERROR',
+        'is given more than once; give it once',
+      ]);
+    }
+    expect((await raw('GET', '/v1/catalog/models?_=1&_=2')).status).toBe(200);
+  });
+
   it('and so on the x-api-key listings', async () => {
     const res = await raw('GET', '/v1/providers/%25/models', { 'x-api-key': key });
     expect([res.status, codeOf(res.body)]).toEqual([404, 'NOT_FOUND']);

@@ -14,7 +14,7 @@ import {
 } from '../../catalog/index.ts';
 import { listCatalogModelsJson } from '../../catalog/views.ts';
 import type { Authenticator } from '../auth.ts';
-import { parseBody } from '../body.ts';
+import { parseQuery } from '../body.ts';
 import { locals } from '../request.ts';
 import { CatalogFilterQuery } from './schemas.ts';
 
@@ -90,7 +90,7 @@ export function catalogRoutes(catalog: () => Catalog, auth: Authenticator): Rout
   // look-up and a write.
   r.get('/v1/catalog/models', auth.optional(), (req, res) => {
     locals(res).route = '/v1/catalog/models';
-    const filter = parseBody(Filter, { ...req.query });
+    const filter = parseQuery(Filter, req.query);
     const c = catalog();
     const account = locals(res).principal?.account;
     const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
@@ -128,7 +128,7 @@ export function catalogRoutes(catalog: () => Catalog, auth: Authenticator): Rout
 
   r.get('/v1/catalog/providers', (req, res) => {
     locals(res).route = '/v1/catalog/providers';
-    res.json(listCatalogProviders(catalog(), undefined, parseBody(ProviderFilter, { ...req.query })));
+    res.json(listCatalogProviders(catalog(), undefined, parseQuery(ProviderFilter, req.query)));
   });
 
   r.get('/v1/catalog/providers/:id', (req, res) => {
@@ -148,14 +148,14 @@ export function catalogRoutes(catalog: () => Catalog, auth: Authenticator): Rout
 
   r.get('/v1/models', auth.require('list_models', 'x-api-key'), (req, res) => {
     locals(res).route = '/v1/models';
-    const filter = parseBody(Filter, { ...req.query });
+    const filter = parseQuery(Filter, req.query);
     const account = locals(res).principal!.account;
     cachedListing(res, account, JSON.stringify(filter), () => listApiModels(catalog(), account, filter));
   });
 
   r.get('/v1/providers/:providerId/models', auth.require('list_models', 'x-api-key'), (req, res) => {
     locals(res).route = '/v1/providers/:providerId/models';
-    const filter = parseBody(ProviderFilter, { ...req.query });
+    const filter = parseQuery(ProviderFilter, req.query);
     const account = locals(res).principal!.account;
     const id = req.params.providerId as string;
     cachedListing(res, account, `${id}\n${JSON.stringify(filter)}`, () =>

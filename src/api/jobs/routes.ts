@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { AppError } from '../../errors.ts';
 import type { Authenticator } from '../auth.ts';
-import { parseBody, requireJson } from '../body.ts';
+import { parseBody, parseQuery, requireJson } from '../body.ts';
 import { locals } from '../request.ts';
 import { listJson } from './list.ts';
 import { EstimateRequest, JobListQuery, SubmitRequest } from './schemas.ts';
@@ -50,7 +50,7 @@ export function jobRoutes(service: JobService, auth: Authenticator): Router {
 
   r.get('/v1/jobs', auth.require('check_status'), async (req, res) => {
     locals(res).route = '/v1/jobs';
-    const q = parseBody(JobListQuery, { ...req.query });
+    const q = parseQuery(JobListQuery, req.query);
     res.type('json').send(listJson(await service.list(locals(res).principal!, q)));
   });
 
