@@ -64,9 +64,14 @@ export function normalized(
     appliedGrantMicroCents: s.appliedGrantMicroCents ?? 0,
     spentMicroCents: s.spentMicroCents ?? 0,
     reservations: { ...(s.reservations ?? {}) },
-    // Copied one level deeper: operations change a lease's amount and refunds in place.
+    // Copied one level deeper: operations change a lease's amount and refunds in place. A
+    // lease without refunds stays without the field: an empty one added here made every
+    // Account sync after a lease was taken a write that changed nothing else.
     leases: Object.fromEntries(
-      Object.entries(s.leases ?? {}).map(([id, l]) => [id, { ...l, refunded: { ...(l.refunded ?? {}) } }]),
+      Object.entries(s.leases ?? {}).map(([id, l]) => [
+        id,
+        l.refunded ? { ...l, refunded: { ...l.refunded } } : { ...l },
+      ]),
     ),
     activeJobs: 0,
     heldMicroCents: 0,

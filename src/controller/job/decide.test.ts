@@ -170,6 +170,11 @@ describe('decide', () => {
     const lost = run(job, { pod: pod({ phase: 'Failed', reason: 'Evicted' }) });
     expect(lost.status).toMatchObject({ attempts: 1 });
     expect(lost.status?.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'True' });
+    // A finished job's Pod goes at once (a graceful delete of it raced a second, quicker one
+    // for a 404); a lost attempt's keeps its grace period.
+    const deletes = (d: ReturnType<typeof decide>) => d.actions.filter((a) => a.kind === 'deletePod');
+    expect(deletes(done)).toEqual([{ kind: 'deletePod', name: 'gj-j1-1', graceful: false }]);
+    expect(deletes(lost)).toEqual([{ kind: 'deletePod', name: 'gj-j1-1', graceful: true }]);
   });
 
   it('leaves a new job alone until its reservation shows, and removes it if none comes within the grace', () => {

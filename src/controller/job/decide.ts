@@ -75,7 +75,11 @@ export interface DecideInput {
 
 export type Action =
   | { kind: 'createPod'; attempt: number }
-  | { kind: 'deletePod'; name: string }
+  /**
+   * `graceful`: the worker may still be running (a lost attempt's Pod) and gets its grace
+   * period; a finished job's Pod is deleted at once.
+   */
+  | { kind: 'deletePod'; name: string; graceful: boolean }
   | { kind: 'settle'; op: 'charge' | 'refund' }
   | { kind: 'deleteJob' }
   | { kind: 'event'; type: 'Normal' | 'Warning'; reason: string; message: string };
@@ -150,13 +154,13 @@ export function decide(input: DecideInput): Decision {
       error?.message ?? 'the job produced its outputs',
     );
     if (error) event('Warning', 'Failed', `${error.code}: ${error.message}`);
-    if (pod) actions.push({ kind: 'deletePod', name: pod.name });
+    if (pod) actions.push({ kind: 'deletePod', name: pod.name, graceful: false });
     actions.push({ kind: 'settle', op: to === 'completed' ? 'charge' : 'refund' });
     return result(job, s, actions, settings.ttlMs);
   };
 
   if (phase === 'completed' || phase === 'failed' || phase === 'cancelled') {
-    if (pod) actions.push({ kind: 'deletePod', name: pod.name });
+    if (pod) actions.push({ kind: 'deletePod', name: pod.name, graceful: false });
     if (input.reserved) actions.push({ kind: 'settle', op: phase === 'completed' ? 'charge' : 'refund' });
     const finishedAt = Date.parse(job.status?.completedAt ?? job.metadata.creationTimestamp ?? '') || now;
     const ttl = phase === 'cancelled' ? (settings.cancelledTtlMs ?? settings.ttlMs) : settings.ttlMs;
@@ -350,7 +354,7 @@ export function decide(input: DecideInput): Decision {
     cond('Retrying', 'True', 'PodLost', why);
     // Told once per loss: the lost Pod's own deletion wakes this job again, and finds it still here.
     if (!retrying) event('Warning', 'PodLost', `${why}; retrying`);
-    if (pod) actions.push({ kind: 'deletePod', name: pod.name });
+    if (pod) actions.push({ kind: 'deletePod', name: pod.name, graceful: true });
     return {
       ...result(job, s, actions),
       requeueAfterMs: settings.retryBaseMs * 2 ** Math.max(0, tried - 1),
