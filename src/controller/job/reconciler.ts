@@ -262,8 +262,7 @@ export class JobReconciler {
       gracePeriodSeconds !== undefined && (than === undefined || gracePeriodSeconds < than);
     const cached = this.d.podCache.get(name);
     // Every Pod asked for was read from the cache: gone from it now, it was deleted since
-    // (while the reconcile that read it awaited its status write: 79 refused DELETEs in a
-    // 600-job bench run).
+    // (while the reconcile that read it awaited its status write).
     if (!cached) return;
     const meta = cached.metadata;
     if (meta?.deletionTimestamp && !quicker(meta.deletionGracePeriodSeconds)) return;
