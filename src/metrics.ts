@@ -133,7 +133,7 @@ export function createMetrics(registry = new Registry(), options: { processMetri
     }),
     archiveLag: new Gauge({
       name: 'genjobs_archive_lag_seconds',
-      help: 'Age of the oldest job whose cluster work is done but which is not archived yet (0: none)',
+      help: 'Seconds since the oldest finished job not archived yet became due: its end, or its webhook delivery (0: none)',
       registers: r,
     }),
     archiveErrors: new Counter({

@@ -7,7 +7,9 @@ import { postgresClient } from '../../src/archive/postgres.ts';
 import { uploadKey } from '../../src/blob/keys.ts';
 import type { RunningController } from '../../src/controller/main.ts';
 import type { Account } from '../../src/k8s/types.ts';
+import type { Logger } from '../../src/log.ts';
 import { eventually } from '../support/cluster.ts';
+import { memoryLogger } from '../support/service.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 import { finishedJob } from './fixtures.ts';
 
@@ -56,11 +58,13 @@ const finished = (jobId: string) =>
   );
 
 /** Replaces the running controller by one with other settings (the first is killed, as by a crash). */
-async function restartController(extra: NodeJS.ProcessEnv): Promise<RunningController> {
+async function restartController(extra: NodeJS.ProcessEnv, logger?: Logger): Promise<RunningController> {
   await s.controller.stop();
-  s.controller = await s.startController({ ...env(), ...extra });
+  s.controller = await s.startController({ ...env(), ...extra }, logger);
   return s.controller;
 }
+
+const controllerMetrics = async () => (await fetch(`${s.controller.url}/metrics`)).text();
 
 describe('a finished job moves from etcd to the archive', () => {
   it('the job list pages across live and archived jobs with no job twice or skipped while jobs move', async () => {
@@ -220,7 +224,8 @@ describe('a finished job moves from etcd to the archive', () => {
   });
 
   it('with PostgreSQL down, jobs still run and finish, the resources stay, and archiving catches up', async () => {
-    await restartController({ GENJOBS_KEEP_FINISHED: '1s' });
+    const before = memoryLogger();
+    await restartController({ GENJOBS_KEEP_FINISHED: '1s' }, before.log);
     await pg.pause();
     try {
       const { jobId } = await (await submit()).json();
@@ -247,10 +252,47 @@ describe('a finished job moves from etcd to the archive', () => {
       await new Promise((r) => setTimeout(r, 2_000));
       expect(await s.r.jobs.get(jobId)).toBeDefined();
 
+      // Another job ends meanwhile: its look waits for its Pod and its settlement without
+      // reaching the archive, and must not read as the archive being back.
+      const second = (await (await submit()).json()).jobId;
+      await finished(second);
+      await eventually(
+        async () => (await s.r.jobs.get(second))?.status?.phase === 'completed',
+        10_000,
+        'the end',
+      );
+      await new Promise((r) => setTimeout(r, 1_000));
+      const said = (lines: string[], msg: string) => lines.filter((l) => JSON.parse(l).msg === msg).length;
+      expect(said(before.lines, 'archive unavailable; finished jobs stay resources until it returns')).toBe(
+        1,
+      );
+      expect(said(before.lines, 'archive available again')).toBe(0);
+
+      // A new leader (a restart here) still knows how long the first job has waited: the lag
+      // counts from its end, which its resource records, not from the new process's start.
+      const after = memoryLogger();
+      await restartController({ GENJOBS_KEEP_FINISHED: '1s' }, after.log);
+      const ended = Date.parse((await s.r.jobs.get(jobId))?.status?.completedAt ?? '');
+      const lag = await eventually(
+        async () =>
+          Number(/^genjobs_archive_lag_seconds (\S+)/m.exec(await controllerMetrics())?.[1]) || undefined,
+        20_000,
+        'a lag after the restart',
+      );
+      expect(lag).toBeGreaterThanOrEqual((Date.now() - ended) / 1000 - 2);
+
       await pg.resume();
       await eventually(async () => (await s.r.jobs.get(jobId)) === undefined, 30_000, 'the catch-up');
+      await eventually(async () => (await s.r.jobs.get(second)) === undefined, 30_000, 'the catch-up');
       await new Promise((r) => setTimeout(r, 300));
       expect(await (await s.call(`/v1/jobs/${jobId}`, { key })).text()).toBe(live);
+      expect(said(after.lines, 'archive available again')).toBe(1);
+      // Every job here is archived once its lease closes: no lag is left.
+      await eventually(
+        async () => /^genjobs_archive_lag_seconds 0$/m.test(await controllerMetrics()),
+        30_000,
+        'no lag',
+      );
     } finally {
       await pg.resume().catch(() => {});
     }

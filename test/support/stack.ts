@@ -9,7 +9,7 @@ export interface TestStack extends TestService {
   controller: RunningController;
   agent: NodeAgent;
   /** Starts another controller on the same namespace (restarts, two replicas). */
-  startController(env?: NodeJS.ProcessEnv): Promise<RunningController>;
+  startController(env?: NodeJS.ProcessEnv, logger?: Logger): Promise<RunningController>;
 }
 
 const log = (name: string) => (process.env.GENJOBS_TEST_LOGS ? createLogger(name, 'debug') : silentLogger());
@@ -54,11 +54,11 @@ export async function startTestStack(
       ...options.env,
       ...env,
     });
-  const start = (env?: NodeJS.ProcessEnv) =>
+  const start = (env?: NodeJS.ProcessEnv, logger?: Logger) =>
     startController({
       config: controllerEnv(env),
       kube: controllerKube,
-      log: options.logger ?? log('controller'),
+      log: logger ?? options.logger ?? log('controller'),
     });
   const controller = await start();
   const agent = new NodeAgent(svc.kube, {

@@ -8,6 +8,7 @@ import type { Account, GenerationJob, Upload } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
+import { wantsWebhook } from '../webhook/decide.ts';
 import { Batcher } from './batch.ts';
 import { type ArchiveStep, decideJobArchive, decideUploadArchive } from './decide.ts';
 import type { Retention } from './retention.ts';
@@ -49,8 +50,11 @@ export class Archiver {
   private readonly d: ArchiverDeps;
   /** Key → resourceVersion this process archived. Lost on restart, which only costs an upsert. */
   private readonly archived = new Map<string, string>();
-  /** Key → when this process first found it ready to archive (archive lag). */
-  private readonly readySince = new Map<string, number>();
+  /**
+   * Job key → since when it has been due in the archive ({@link dueSince}), for the archive
+   * lag: kept while its cluster work (Pod, settlement) or its upsert is pending.
+   */
+  private readonly dueSince = new Map<string, number>();
   private readonly jobBatch: Batcher<GenerationJob>;
   private readonly uploadBatch: Batcher<Upload>;
   /** Job key → account, of finished jobs waiting for their settlement (an Account event brings them back). */
@@ -63,10 +67,10 @@ export class Archiver {
     this.uploadBatch = new Batcher((uploads) => deps.archive.upsertUploads(uploads));
   }
 
-  /** Seconds since the oldest job ready to archive became so, 0 when none waits. */
+  /** Seconds since the oldest job due in the archive and not archived yet became due, 0 when none. */
   lagSeconds(): number {
     let oldest = Number.POSITIVE_INFINITY;
-    for (const t of this.readySince.values()) oldest = Math.min(oldest, t);
+    for (const t of this.dueSince.values()) oldest = Math.min(oldest, t);
     return Number.isFinite(oldest) ? Math.max(0, (this.d.now() - oldest) / 1000) : 0;
   }
 
@@ -75,7 +79,7 @@ export class Archiver {
    * it archives and deletes would never be cleared here (a lag that only grows).
    */
   stopLeading(): void {
-    this.readySince.clear();
+    this.dueSince.clear();
   }
 
   /** Keys of the account's finished jobs that wait for their settlement. */
@@ -85,12 +89,14 @@ export class Archiver {
 
   async reconcile(key: string): Promise<HandlerResult | undefined> {
     try {
-      if (key === RETENTION_KEY) return await this.d.retention.pass();
-      const result = key.startsWith('upload/')
+      if (key === RETENTION_KEY) {
+        const result = await this.d.retention.pass();
+        this.up();
+        return result;
+      }
+      return key.startsWith('upload/')
         ? await this.reconcileUpload(key, key.slice('upload/'.length))
         : await this.reconcileJob(key, key.slice('job/'.length));
-      this.up();
-      return result;
     } catch (err) {
       if (!(err instanceof ArchiveUnavailableError)) throw err;
       this.d.metrics.archiveErrors.inc({ op: key === RETENTION_KEY ? 'retention' : 'upsert' });
@@ -104,6 +110,7 @@ export class Archiver {
     }
   }
 
+  /** Called after the archive answered (not after a key that never reached it). */
   private up(): void {
     if (!this.down) return;
     this.down = false;
@@ -125,6 +132,11 @@ export class Archiver {
     });
     if (step.kind === 'wait' && step.for === 'settlement') this.awaitingSettlement.set(key, job.spec.account);
     else this.awaitingSettlement.delete(key);
+    // A job waiting for its Pod's removal or its settlement is lagging too (a ledger stuck on
+    // it shows); one whose webhook is still being delivered is not (that is its work).
+    if (step.kind === 'archive' || (step.kind === 'wait' && step.for !== 'webhook')) {
+      if (!this.dueSince.has(key)) this.dueSince.set(key, dueSince(job) ?? d.now());
+    } else this.dueSince.delete(key);
     return this.act(key, step, {
       upsert: () => this.jobBatch.add(job),
       delete: () => d.jobs.delete(name, { uid: job.metadata.uid, resourceVersion: rv }),
@@ -169,13 +181,12 @@ export class Archiver {
       case 'none':
         return this.forget(key);
       case 'wait':
-        this.readySince.delete(key);
         return { requeueAfterMs: WAIT_RECHECK_MS };
       case 'archive':
-        if (o.kind === 'job' && !this.readySince.has(key)) this.readySince.set(key, this.d.now());
         await o.upsert();
+        this.up();
         this.archived.set(key, o.rv);
-        this.readySince.delete(key);
+        this.dueSince.delete(key);
         this.d.metrics.archived.inc({ kind: o.kind });
         return o.again();
       case 'keep':
@@ -198,7 +209,20 @@ export class Archiver {
   private forget(key: string): undefined {
     this.archived.delete(key);
     this.awaitingSettlement.delete(key);
-    this.readySince.delete(key);
+    this.dueSince.delete(key);
     return undefined;
   }
+}
+
+/**
+ * Since when a finished job has been due in the archive, from what its resource records, so
+ * the lag survives a restart or a change of leader: its end, or its webhook's delivery when
+ * it had one. A webhook given up records no time; undefined then (the caller uses the time
+ * it first saw the job due).
+ */
+export function dueSince(job: GenerationJob): number | undefined {
+  const at = (s: string | undefined) => (s ? Date.parse(s) || undefined : undefined);
+  const ended = at(job.status?.completedAt);
+  if (!wantsWebhook(job)) return ended;
+  return job.status?.webhook?.state === 'delivered' ? at(job.status.webhook.deliveredAt) : undefined;
 }
