@@ -20,6 +20,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ [key]: value })[key as 'GENJOBS_JOB_TTL']).toBe(ms);
   });
 
+  it('keeps the job history at least as long as an Idempotency-Key replays its job (24 h)', () => {
+    expect(() => loadConfig({ GENJOBS_RETENTION: '23h' })).toThrow(/GENJOBS_RETENTION: at least 24h/);
+    expect(() => loadConfig({ GENJOBS_RETENTION: '300' })).toThrow(/GENJOBS_RETENTION: at least 24h/);
+    expect(loadConfig({ GENJOBS_RETENTION: '24h' }).GENJOBS_RETENTION).toBe(86_400_000);
+    expect(loadConfig({}).GENJOBS_RETENTION).toBe(30 * 86_400_000);
+  });
+
   it('names every bad variable in one error', () => {
     expect(() => loadConfig({ PORT: 'eighty', GENJOBS_PLANS: 'free:2', GENJOBS_BLOB_TYPE: 'ftp' })).toThrow(
       /PORT[\s\S]*GENJOBS_PLANS[\s\S]*GENJOBS_BLOB_TYPE|PORT[\s\S]*GENJOBS_BLOB_TYPE[\s\S]*GENJOBS_PLANS/,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDEMPOTENCY_WINDOW_MS } from './jobs/idempotency.ts';
 
 /** Durations in configuration: a number of seconds or `<n>s|m|h|d`. Parsed to milliseconds. */
 // Transformed fields use prefault: zod 4 hands a plain default out untransformed.
@@ -207,8 +208,17 @@ export const configSchema = z.object({
   GENJOBS_ARCHIVE_DIR: z.string().optional(),
   /** A finished, archived job stays a resource this long (so `kubectl get gj` shows what just ended). */
   GENJOBS_KEEP_FINISHED: duration.prefault('10m'),
-  /** Archived jobs and their output files (and expired uploads' records) are deleted this long after. */
-  GENJOBS_RETENTION: duration.prefault('30d'),
+  /**
+   * Archived jobs and their output files (and expired uploads' records) are deleted this long
+   * after. At least 24 h: a job deleted sooner could not answer a replay of its
+   * Idempotency-Key, and the key would make (and charge) a new job under the same id.
+   */
+  GENJOBS_RETENTION: duration
+    .refine(
+      (ms) => ms >= IDEMPOTENCY_WINDOW_MS,
+      'at least 24h: an Idempotency-Key replays its job for 24 h, so a job must be kept that long',
+    )
+    .prefault('30d'),
   /** Rows (and their files) deleted per retention pass: bounded, so a backlog never stalls the archiver. */
   GENJOBS_RETENTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
   // --- end job history ---

@@ -11,6 +11,7 @@ import {
 } from '../../catalog/index.ts';
 import { preparePartialInput } from '../../catalog/partial-input.ts';
 import { AppError } from '../../errors.ts';
+import { IDEMPOTENCY_WINDOW_MS } from '../../jobs/idempotency.ts';
 import { ACCOUNT_LABEL, labelValue, MODEL_LABEL, SUBMITTED_AT_ANNOTATION } from '../../jobs/labels.ts';
 import { type JobRecord, phaseOf } from '../../jobs/record.ts';
 import { ApiserverUnavailable, isAlreadyExists, isConflict, statusCode } from '../../k8s/errors.ts';
@@ -75,9 +76,6 @@ export interface EtaSource {
  * reuse, far more than a retention of jobs (30 days by default) keeps.
  */
 const MAX_KEY_CHAIN = 100;
-
-/** Idempotency keys hold for this long; after it the same key submits a new job. */
-const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 
 /**
  * Submit, estimate, read, cancel and list jobs. Money moves only through the Ledger, and
