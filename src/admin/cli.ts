@@ -42,7 +42,7 @@ function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
 }
 
 /** An option or argument parser whose refusal commander reports as a usage error. */
-const parsed =
+export const parsed =
   <T>(parse: (v: string) => T) =>
   (v: string): T => {
     try {
@@ -65,7 +65,7 @@ export function oneLineMistakes(cmd: Command): void {
   for (const sub of cmd.commands) oneLineMistakes(sub);
 }
 
-const outputOption = () => new Option('-o, --output <format>', 'json for scripts').choices(['json']);
+export const outputOption = () => new Option('-o, --output <format>', 'json for scripts').choices(['json']);
 
 /**
  * The plans the service knows: GENJOBS_PLANS as the chart sets it for the api and the

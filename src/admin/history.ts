@@ -1,9 +1,9 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { type ArchiveStore, ArchiveUnavailableError } from '../archive/store.ts';
 import { ConfigError } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { GenerationJob } from '../k8s/types.ts';
-import { oneLineMistakes } from './cli.ts';
+import { oneLineMistakes, outputOption, parsed } from './cli.ts';
 
 type Output = { output?: string };
 
@@ -18,9 +18,11 @@ async function openHistory(cmd: Command): Promise<ArchiveStore> {
     import('../archive/open.ts'),
     import('../log.ts'),
   ]);
+  // A connection string alone (GENJOBS_ARCHIVE unset) names a server too, as --archive-url does.
+  const url = g.archiveUrl ?? (process.env.GENJOBS_ARCHIVE ? undefined : process.env.GENJOBS_ARCHIVE_URL);
   const config = loadConfig({
     ...process.env,
-    ...(g.archiveUrl ? { GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: g.archiveUrl } : {}),
+    ...(url ? { GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: url } : {}),
   });
   const archive = await openArchive(config, createLogger('history', 'warn')).catch((err: unknown) => {
     throw new ConfigError(`cannot open the archive: ${err instanceof Error ? err.message : String(err)}`);
@@ -33,7 +35,7 @@ async function openHistory(cmd: Command): Promise<ArchiveStore> {
   return archive;
 }
 
-export const HISTORY_HEADER = 'NAME\tSTATUS\tMODEL\tCOST\tCREATED\tFINISHED';
+export const HISTORY_HEADER = 'NAME\tSTATUS\tMODEL\tCOST_MICROCENTS\tCREATED\tFINISHED';
 
 /** One archived job as a row of `genjobs history list`. */
 export function historyRow(j: GenerationJob): string {
@@ -68,40 +70,74 @@ async function using<T>(cmd: Command, fn: (a: ArchiveStore) => Promise<T>): Prom
   }
 }
 
+const MAX_LIMIT = 1_000;
+
+interface ListOptions {
+  account: string;
+  status?: string;
+  model?: string;
+  limit: number;
+  before?: [string, string];
+}
+
+function limitOf(v: string): number {
+  const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_LIMIT)) throw new Error(`--limit is a whole number from 1 to ${MAX_LIMIT}: ${v}`);
+  return n;
+}
+
+/** The `created,name` of the last row of a page, as `nextBefore` prints it; anything else is refused, never read as no cursor. */
+function beforeOf(v: string): [string, string] {
+  const [created = '', name = '', ...rest] = v.split(',');
+  if (rest.length > 0 || !name || Number.isNaN(Date.parse(created)))
+    throw new Error(`--before takes the created,name that a full page prints under it: ${v}`);
+  return [created, name];
+}
+
 /** `genjobs history …`: archived jobs for operators (`kubectl get gj` shows the live ones). */
 export function registerHistoryCommands(program: Command): void {
   const history = program
     .command('history')
     .description('archived jobs (the job history in PostgreSQL)')
-    .option('--archive-url <url>', 'PostgreSQL connection string (default: GENJOBS_ARCHIVE_URL)');
+    .option(
+      '--archive-url <url>',
+      "PostgreSQL connection string (default: GENJOBS_ARCHIVE_URL, or the api's settings in its Pod)",
+    );
   history
     .command('get <id>')
     .description('an archived job, its whole resource as it was when archived')
     .action(async (id: string, _o, cmd: Command) => {
       const job = await using(cmd, (a) => a.getJob(id));
-      if (!job) throw new AppError('JOB_NOT_FOUND', `job ${id} is not in the archive`);
+      if (!job)
+        throw new AppError(
+          'JOB_NOT_FOUND',
+          `job ${id} is not in the archive (a job still live is not archived yet: kubectl get gj ${id})`,
+        );
       console.log(JSON.stringify(job, null, 2));
     });
   history
     .command('list')
     .description("an account's archived jobs, newest first")
     .requiredOption('--account <name>', 'the account')
-    .option('--status <phase>', 'completed, failed or cancelled')
+    .addOption(
+      new Option('--status <phase>', 'only this phase (archived jobs are finished)').choices([
+        'completed',
+        'failed',
+        'cancelled',
+      ]),
+    )
     .option('--model <slug>', 'only this model')
-    .option('--limit <n>', 'rows per page', (v) => Number(v), 50)
-    .option('--before <created,name>', 'the page after this row (printed under each full page)')
-    .option('-o, --output <format>', 'json for scripts')
-    .action(async (o: Output & Record<string, string | number | undefined>, cmd: Command) => {
-      const before = typeof o.before === 'string' ? o.before.split(',') : undefined;
-      const limit = Number(o.limit);
+    .option('--limit <n>', `rows per page, 1 to ${MAX_LIMIT}`, parsed(limitOf), 50)
+    .option(
+      '--before <created,name>',
+      'the page after this row (the `more: --before …` line under each full page)',
+      parsed(beforeOf),
+    )
+    .addOption(outputOption())
+    .action(async (o: Output & ListOptions, cmd: Command) => {
+      const limit = o.limit;
       const jobs = await using(cmd, (a) =>
-        a.listJobs({
-          account: String(o.account),
-          status: o.status as string | undefined,
-          model: o.model as string | undefined,
-          limit,
-          before: before?.length === 2 ? [before[0]!, before[1]!] : undefined,
-        }),
+        a.listJobs({ account: o.account, status: o.status, model: o.model, limit, before: o.before }),
       );
       const next = nextBefore(jobs, limit);
       if (o.output === 'json') console.log(JSON.stringify({ jobs, nextBefore: next ?? null }, null, 2));

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { HISTORY_HEADER } from '../../src/admin/history.ts';
 import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
@@ -33,7 +34,7 @@ it('genjobs history list pages an account newest first, and history get shows th
   const first = await history('list', '--account', 'acme', '--limit', '2');
   expect(first.stdout).toMatch(/[^\n]\n$/); // ends its last line, as line-based tools expect
   const lines = first.stdout.trim().split('\n');
-  expect(lines[0]).toBe('NAME\tSTATUS\tMODEL\tCOST\tCREATED\tFINISHED');
+  expect(lines[0]).toBe(HISTORY_HEADER);
   expect(lines.slice(1, 3).map((l) => l.split('\t').slice(0, 2))).toEqual([
     ['h3', 'completed'],
     ['h2', 'failed'],
@@ -48,7 +49,7 @@ it('genjobs history list pages an account newest first, and history get shows th
   const last = await history('list', '--account', 'acme', '--before', before!);
   expect(last.stdout).toMatch(/^NAME\t[^\n]*\nh1\t[^\n]*\n$/);
   await expect(history('list', '--account', 'nobody')).resolves.toMatchObject({
-    stdout: 'NAME\tSTATUS\tMODEL\tCOST\tCREATED\tFINISHED\n',
+    stdout: `${HISTORY_HEADER}\n`,
   });
 
   const got = JSON.parse((await history('get', 'h2')).stdout);
@@ -58,7 +59,8 @@ it('genjobs history list pages an account newest first, and history get shows th
   });
   await expect(history('get', 'nope')).rejects.toMatchObject({
     code: 2,
-    stderr: 'genjobs: job nope is not in the archive\n',
+    stderr:
+      'genjobs: job nope is not in the archive (a job still live is not archived yet: kubectl get gj nope)\n',
   });
 });
 
@@ -73,6 +75,40 @@ it('a usage mistake is one line, without the usage text after it', async () => {
       /^genjobs: (required option '--account <name>' not specified|unknown option '--bogus')\n$/,
     );
   }
+});
+
+it('a bad --limit, --before, --status or --output is refused as such, never blamed on the archive or ignored', async () => {
+  const mistakes: Array<[string[], RegExp]> = [
+    [['--limit', 'abc'], /--limit is a whole number from 1 to 1000: abc/],
+    [['--limit', '-5'], /--limit is a whole number from 1 to 1000: -5/],
+    [['--limit', '0'], /--limit is a whole number from 1 to 1000: 0/],
+    [['--before', 'garbage'], /--before takes the created,name that a full page prints under it: garbage/],
+    [['--before', 'MjAyNi0wMS0wMVQwMDowMDowMVo_aDE'], /--before takes the created,name/],
+    [
+      ['--status', 'pending'],
+      /argument 'pending' is invalid. Allowed choices are completed, failed, cancelled/,
+    ],
+    [['-o', 'yaml'], /argument 'yaml' is invalid. Allowed choices are json/],
+  ];
+  for (const [args, message] of mistakes) {
+    const err = (await history('list', '--account', 'acme', ...args).catch((e: unknown) => e)) as {
+      code: number;
+      stderr: string;
+    };
+    expect([args.join(' '), err.code]).toEqual([args.join(' '), 2]);
+    expect(err.stderr).toMatch(message);
+    expect(err.stderr.trim().split('\n')).toHaveLength(1);
+  }
+});
+
+it('GENJOBS_ARCHIVE_URL alone names the server, as --archive-url does', async () => {
+  const { GENJOBS_ARCHIVE: _, ...env } = process.env;
+  const { stdout } = await run(
+    process.execPath,
+    [join(REPO_ROOT, 'src', 'cli.ts'), 'history', 'list', '--account', 'acme', '--limit', '1'],
+    { env: { ...env, GENJOBS_ARCHIVE_URL: pg.url } },
+  );
+  expect(stdout.split('\n')[1]).toMatch(/^h3\t/);
 });
 
 it('genjobs history without an archive, or with one it cannot reach, says so in one line', async () => {
