@@ -28,6 +28,7 @@ import { Retention } from './archive/retention.ts';
 import { healthServer } from './health.ts';
 import { Admission } from './job/admission.ts';
 import { ModelCredentials } from './job/credentials.ts';
+import { podName } from './job/decide.ts';
 import { JOB_LABEL, MANAGED_BY } from './job/pod.ts';
 import { JobReconciler } from './job/reconciler.ts';
 import { kindQueue } from './queue.ts';
@@ -125,6 +126,9 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     eligible: (job) => money.holding(job) !== 'none',
     accountMax: (name) => config.GENJOBS_PLANS[accounts.get(name)?.spec.plan ?? ''] ?? 0,
     hasPod: (job) => pods.countByIndex('job', job.metadata.name ?? '') > 0,
+    workerDone: (job) =>
+      pods.get(podName(job.metadata.name ?? '', Math.max(1, job.status?.attempts ?? 0)))?.status?.phase ===
+      'Succeeded',
   });
   const publicFiles = blobSettings(config).publicBaseUrl ?? `${config.GENJOBS_PUBLIC_URL}/files`;
 
@@ -327,10 +331,13 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   });
   pods.on((_type, pod) => {
     const job = pod.metadata?.labels?.[JOB_LABEL];
-    if (job) admission.refresh(job);
-    if (job) jobQueue.queue.add(job);
+    if (!job) return;
+    // A worker that succeeded frees its slot now; its job's end is written meanwhile.
+    const freed = admission.refresh(job);
+    if (freed) admissionQueue.queue.add(freed);
+    jobQueue.queue.add(job);
     // A finished job is archived once its Pod is gone.
-    if (job && archiver && isTerminal(jobs.get(job)?.status?.phase)) archiveQueue.queue.add(jobKey(job));
+    if (archiver && isTerminal(jobs.get(job)?.status?.phase)) archiveQueue.queue.add(jobKey(job));
   });
   accounts.on((_type, account) => {
     accountQueue.queue.add(account.metadata.name ?? '');

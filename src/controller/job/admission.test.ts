@@ -164,6 +164,46 @@ describe('Admission', () => {
     expect(admission.next(MODEL, 1)).toEqual(['waiting']);
   });
 
+  it("a worker that succeeded frees its slot before the job's end is written; a lost one keeps it", () => {
+    const c = cache();
+    const succeeded = new Set<string>();
+    const admission = new Admission(c.informer, { workerDone: (j) => succeeded.has(j.metadata.name ?? '') });
+    c.put('running', 0, { phase: 'processing', attempts: 1 });
+    c.put('lost', 0, { phase: 'processing', attempts: 1 });
+    c.put('waiting', 1);
+    expect(admission.next(MODEL, 2)).toEqual([]);
+    // A Pod event of a worker still running, or of one lost (retried: it needs its slot again).
+    expect(admission.refresh('running')).toBeUndefined();
+    expect(admission.refresh('lost')).toBeUndefined();
+    succeeded.add('running');
+    expect(admission.refresh('running')).toBe(MODEL);
+    expect(admission.next(MODEL, 2)).toEqual(['waiting']);
+    expect(admission.refresh('running')).toBeUndefined(); // freed once
+    // The job's own end, written afterwards, frees nothing more.
+    c.put('running', 0, { phase: 'completed', attempts: 1 });
+    expect(admission.state(MODEL, 2)).toEqual({ slots: 2, holding: 1, starting: 0, waiting: 1 });
+  });
+
+  it('a job this process just started whose worker already succeeded frees its slot too', () => {
+    const c = cache();
+    const succeeded = new Set<string>();
+    const admission = new Admission(c.informer, { workerDone: (j) => succeeded.has(j.metadata.name ?? '') });
+    const first = c.put('first', 1);
+    const second = c.put('second', 2);
+    admission.markStarted(first);
+    expect(admission.admits(second, 1)).toBe(false);
+    succeeded.add('first');
+    expect(admission.refresh('first')).toBe(MODEL);
+    expect(admission.starting(first)).toBe(false);
+    expect(admission.admits(second, 1)).toBe(true);
+    // Still counted under its account's plan until its end is written.
+    const small = new Admission(c.informer, {
+      workerDone: (j) => succeeded.has(j.metadata.name ?? ''),
+      accountMax: () => 1,
+    });
+    expect(small.admits(second, 5)).toBe(false);
+  });
+
   it('tells how the slots of a model are used', () => {
     const c = cache();
     const admission = new Admission(c.informer);

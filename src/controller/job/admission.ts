@@ -26,6 +26,12 @@ interface ModelJobs {
 type JobCache = Pick<Informer<GenerationJob>, 'get' | 'on' | 'list'>;
 
 /**
+ * A job's hold on its model's slots: waiting for one, holding one (its worker runs or is
+ * about to), or done with it (its worker succeeded; the job's end is not written yet).
+ */
+type SlotState = 'waiting' | 'holding' | 'done';
+
+/**
  * Decides which waiting jobs may start: per model variant, at most its runtime's
  * `maxConcurrency` jobs hold a slot, and waiting jobs start oldest first. Each variant's
  * jobs are kept from the cache's events, waiting ones in admission order, so a decision
@@ -38,10 +44,11 @@ export class Admission {
   private readonly jobs: JobCache;
   private readonly models = new Map<string, ModelJobs>();
   private readonly accounts = new Map<string, AccountJobs>();
-  /** Where each unfinished job is: its model, and whether it waits. */
-  private readonly places = new Map<string, { model: string; entry: Entry; waiting: boolean }>();
+  /** Where each unfinished job is: its model, and whether it waits, holds a slot, or is done with it. */
+  private readonly places = new Map<string, { model: string; entry: Entry; state: SlotState }>();
   private readonly eligible: (job: GenerationJob) => boolean;
   private readonly hasPod: (job: GenerationJob) => boolean;
+  private readonly workerDone: (job: GenerationJob) => boolean;
   private readonly accountMax: (account: string) => number;
 
   /**
@@ -49,28 +56,40 @@ export class Admission {
    * do not queue. `hasPod`: whether the Pod cache holds a Pod of the job (a Pod may exist
    * before any status names it); call {@link refresh} when that changes. `accountMax`: the
    * plan's concurrency of an account: the api checks it from its cache, so several replicas
-   * can accept a few more; the excess waits here.
+   * can accept a few more; the excess waits here. `workerDone`: whether the Pod of the job's
+   * current attempt has succeeded, so its worker is gone and its slot free before the job's
+   * own end is written (a succeeded Pod always ends the job; only a lost one is retried).
    */
   constructor(
     jobs: JobCache,
     opts: {
       eligible?: (job: GenerationJob) => boolean;
       hasPod?: (job: GenerationJob) => boolean;
+      workerDone?: (job: GenerationJob) => boolean;
       accountMax?: (account: string) => number;
     } = {},
   ) {
     this.jobs = jobs;
     this.eligible = opts.eligible ?? (() => true);
     this.hasPod = opts.hasPod ?? (() => false);
+    this.workerDone = opts.workerDone ?? (() => false);
     this.accountMax = opts.accountMax ?? (() => Number.POSITIVE_INFINITY);
     jobs.on((type, job) => this.onJob(type, job));
     for (const job of jobs.list()) this.onJob('add', job);
   }
 
-  /** Looks at a job again: a Pod of it came or went. */
-  refresh(name: string): void {
+  /**
+   * Looks at a job again: a Pod of it came, changed or went. The job's model when that freed
+   * the slot the job held (its worker succeeded): its waiting jobs may start now, without
+   * waiting for the job's end to be written and to come back through the cache.
+   */
+  refresh(name: string): string | undefined {
     const job = this.jobs.get(name);
-    if (job) this.onJob('update', job);
+    if (!job) return undefined;
+    const m = this.models.get(job.spec.model);
+    const held = this.places.get(name)?.state === 'holding' || (m?.starting.has(name) ?? false);
+    this.onJob('update', job);
+    return held && this.places.get(name)?.state === 'done' ? job.spec.model : undefined;
   }
 
   private model(name: string): ModelJobs {
@@ -96,26 +115,27 @@ export class Admission {
     const m = this.model(job.spec.model);
     const a = this.account(job.spec.account);
     const before = this.places.get(name);
-    if (before?.waiting) {
+    if (before?.state === 'waiting') {
       m.waiting.remove(before.entry);
       a.waiting.remove(before.entry);
-    } else if (before) m.holding.delete(name);
+    } else if (before?.state === 'holding') m.holding.delete(name);
     if (type === 'delete' || isTerminal(phaseOf(job))) {
       this.places.delete(name);
       m.starting.delete(name);
       a.running.delete(name);
     } else {
       const entry = before?.entry ?? { ...queuedOf(job), account: job.spec.account, model: job.spec.model };
-      const waiting = !this.holdsSlot(job);
-      if (waiting) {
+      const state: SlotState = this.workerDone(job) ? 'done' : this.holdsSlot(job) ? 'holding' : 'waiting';
+      if (state === 'waiting') {
         m.waiting.put(entry);
         a.waiting.put(entry);
       } else {
-        m.holding.add(name);
+        if (state === 'holding') m.holding.add(name);
         m.starting.delete(name);
+        // Counted under its plan until it ends: the api counts it so too.
         a.running.add(name);
       }
-      this.places.set(name, { model: job.spec.model, entry, waiting });
+      this.places.set(name, { model: job.spec.model, entry, state });
     }
     if (m.waiting.length === 0 && m.holding.size === 0 && m.starting.size === 0)
       this.models.delete(job.spec.model);
@@ -157,7 +177,7 @@ export class Admission {
     if (!m) return false;
     const free = this.free(m, maxConcurrency);
     const me = this.places.get(job.metadata.name ?? '');
-    if (free <= 0 || !me?.waiting || !this.ready(me.entry, m)) return false;
+    if (free <= 0 || me?.state !== 'waiting' || !this.ready(me.entry, m)) return false;
     const ahead = m.waiting.position(me.entry);
     // Even if every job ahead of it were ready, a slot would be left for it.
     if (ahead < free) return true;
