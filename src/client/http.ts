@@ -85,28 +85,44 @@ export class Http {
   }
 
   /** Sends the call (with retries) and answers the successful Response, body unread. */
-  async send(call: Call): Promise<Response> {
+  send(call: Call): Promise<Response> {
+    return this.retrying(() => this.once(call), {
+      idempotent: call.idempotent ?? false,
+      signal: call.signal,
+      to: this.base,
+    });
+  }
+
+  /**
+   * Makes a request (`request` sends it once) until it succeeds, as {@link send} does for the
+   * service's own operations: for a request elsewhere too (an upload's PUT to its presigned
+   * address, `to` its origin).
+   */
+  async retrying(
+    request: () => Promise<Response>,
+    o: { idempotent: boolean; signal?: AbortSignal; to: string },
+  ): Promise<Response> {
     const max = this.o.maxRetries ?? 4;
     for (let attempt = 0; ; attempt++) {
       let err: GenjobsError;
       try {
-        const res = await this.once(call);
+        const res = await request();
         if (res.ok || res.status === 204) return res;
         err = await GenjobsError.fromResponse(res);
       } catch (e) {
         if (e instanceof GenjobsError) throw e;
-        if (call.signal?.aborted) throw call.signal.reason;
-        err = new GenjobsError(`no answer from ${this.base}: ${String(e)}`, {
+        if (o.signal?.aborted) throw o.signal.reason;
+        err = new GenjobsError(`no answer from ${o.to}: ${String(e)}`, {
           status: 0,
           code: 'NETWORK_ERROR',
           retryable: true,
           cause: e,
         });
         // Without an answer, a non-idempotent request may have happened: never repeat it.
-        if (!call.idempotent) throw err;
+        if (!o.idempotent) throw err;
       }
       if (!err.retryable || attempt >= max) throw err;
-      await (this.o.sleep ?? sleep)(this.delay(attempt, err), call.signal);
+      await (this.o.sleep ?? sleep)(this.delay(attempt, err), o.signal);
     }
   }
 

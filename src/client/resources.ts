@@ -1,5 +1,4 @@
-import { GenjobsError } from './errors.ts';
-import { type Http, sleep } from './http.ts';
+import type { Http } from './http.ts';
 import type { CallOptions } from './jobs.ts';
 import type {
   AccountSummary,
@@ -154,20 +153,18 @@ export class UploadsApi {
     const presigned = await this.presign({ filename: o.filename, contentType: o.contentType }, o);
     const body = new Blob([data] as ConstructorParameters<typeof Blob>[0], { type: o.contentType });
     const f = this.http.o.fetch ?? fetch;
-    for (let attempt = 0; ; attempt++) {
-      const res = await f(presigned.uploadUrl, {
-        method: 'PUT',
-        headers: { 'content-type': o.contentType },
-        body,
-        signal: o.signal,
-      });
-      if (res.ok) {
-        await res.body?.cancel();
-        return presigned;
-      }
-      const err = await GenjobsError.fromResponse(res);
-      if (!err.retryable || attempt >= (this.http.o.maxRetries ?? 4)) throw err;
-      await (this.http.o.sleep ?? sleep)(500 * 2 ** attempt, o.signal);
-    }
+    // A PUT of the whole file to one address is idempotent: retried after a lost answer too.
+    const res = await this.http.retrying(
+      () =>
+        f(presigned.uploadUrl, {
+          method: 'PUT',
+          headers: { 'content-type': o.contentType },
+          body,
+          signal: o.signal,
+        }),
+      { idempotent: true, signal: o.signal, to: new URL(presigned.uploadUrl).origin },
+    );
+    await res.body?.cancel();
+    return presigned;
   }
 }

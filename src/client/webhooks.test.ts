@@ -43,6 +43,15 @@ describe('webhooks.verify', () => {
     expect(() => new Webhook(key).verify(payload, h)).toThrow();
   });
 
+  it.each(['not-base64!!', 'whsec_', `whsec_${randomBytes(32).toString('base64')}%`])(
+    'a secret that is not whsec_<base64> (%s) is a WebhookVerificationError naming the secret',
+    async (bad) => {
+      const err = await verifyWebhook(signed(new Date()), body, bad).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(WebhookVerificationError);
+      expect((err as Error).message).toMatch(/webhook secret is not whsec_ followed by base64/);
+    },
+  );
+
   it('refuses a replay older than five minutes, as the package does', async () => {
     const h = signed(new Date(Date.now() - 6 * 60_000));
     await expect(verifyWebhook(h, body, secret)).rejects.toThrow(/timestamp/);

@@ -22,6 +22,19 @@ function fromBase64(s: string): Uint8Array {
   return Uint8Array.from(bin, (c) => c.charCodeAt(0));
 }
 
+/** The key of a `whsec_<base64>` secret; a secret that is not one (cut short, a stray character) says so. */
+function secretBytes(secret: string): Uint8Array {
+  const encoded = secret.startsWith('whsec_') ? secret.slice(6) : secret;
+  try {
+    if (encoded) return fromBase64(encoded);
+  } catch {
+    // atob's own error names no secret.
+  }
+  throw new WebhookVerificationError(
+    'the webhook secret is not whsec_ followed by base64: check that it was copied whole',
+  );
+}
+
 function toBase64(bytes: ArrayBuffer): string {
   return btoa(String.fromCharCode(...new Uint8Array(bytes)));
 }
@@ -59,7 +72,7 @@ export async function verifyWebhook<T = unknown>(
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   const key = await crypto.subtle.importKey(
     'raw',
-    fromBase64(secret.startsWith('whsec_') ? secret.slice(6) : secret),
+    secretBytes(secret),
     { name: 'HMAC', hash: 'SHA-256' },
     false,
     ['sign'],

@@ -73,6 +73,42 @@ describe('genjobs/client against the real service', () => {
     expect(job.status).toBe('completed');
   });
 
+  it('uploads.upload retries a PUT that got no answer, and a PUT that keeps failing is a GenjobsError', async () => {
+    let dropped = 0;
+    const dropFirstPut: typeof fetch = (input, init) => {
+      if (init?.method === 'PUT' && dropped++ === 0) return Promise.reject(new TypeError('fetch failed'));
+      return fetch(input, init);
+    };
+    const flaky = createClient({
+      baseUrl: s.url,
+      apiKey: await s.account({ name: 'flaky' }),
+      fetch: dropFirstPut,
+      sleep: async () => {},
+    });
+    const file = await flaky.uploads.upload(new Uint8Array([1, 2, 3]), {
+      contentType: 'image/png',
+      filename: 'x.png',
+    });
+    expect(dropped).toBe(2);
+    expect((await flaky.uploads.get(file.fileId)).status).toBe('pending');
+
+    const down: typeof fetch = (input, init) =>
+      init?.method === 'PUT' ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init);
+    const broken = createClient({
+      baseUrl: s.url,
+      apiKey: await s.account({ name: 'broken' }),
+      fetch: down,
+      sleep: async () => {},
+      maxRetries: 2,
+    });
+    const err = await broken.uploads
+      .upload(new Uint8Array([1]), { contentType: 'image/png', filename: 'y.png' })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(GenjobsError);
+    expect(err).toMatchObject({ status: 0, code: 'NETWORK_ERROR', retryable: true });
+    expect(err.message).toContain(new URL(s.url).origin);
+  });
+
   it('has a method for every other endpoint', async () => {
     const models = await genjobs.catalog.models();
     expect(models.map((m) => m.slug)).toContain(IMAGE);
