@@ -30,13 +30,33 @@ interface Permission {
  * - `GET|HEAD /files/<key>`: public reads with ETag, Last-Modified, conditional and range
  *   requests (filesystem store; with s3 the public URLs point at the bucket or CDN, and
  *   only the service's own objects, uploads and job outputs, are served here, for worker
- *   Pods: s3-read.ts).
+ *   Pods: s3-read.ts);
+ * - CORS for browsers on every route, and `OPTIONS` preflights answered here.
  * Errors go to `next(err)` as AppErrors for the shared problem+json middleware.
  */
 export function createBlobRouter(options: BlobRouterOptions): Router {
   const router = Router();
   const inFlight = new PutsInFlight();
   router.use((req, res, next) => {
+    // Pages on any origin may read files (they are public) and PUT to a presigned address
+    // (the address is the permission): a web app uploads straight from the browser. No
+    // credentials ride along, and `authorization` is not an allowed header, so a worker's
+    // grant is never sent from a page.
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader(
+      'Access-Control-Expose-Headers',
+      'ETag, Content-Range, Accept-Ranges, Retry-After, x-request-id',
+    );
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
+      res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, PUT');
+      res.setHeader(
+        'Access-Control-Allow-Headers',
+        'content-type, range, if-none-match, if-modified-since, if-range',
+      );
+      res.setHeader('Access-Control-Max-Age', '86400');
+      res.status(204).end();
+      return;
+    }
     if (req.method === 'PUT') {
       // A failed upload usually leaves body bytes unread: close the connection after the
       // error response instead of letting Node drain (read) the rest of the body.
