@@ -197,7 +197,7 @@ const operations: Operation[] = [
     headers: {
       'Last-Event-ID': {
         description:
-          'The id of the last event received: the stream resumes after it (EventSource sends it on reconnect)',
+          'The id of the last event received: the stream resumes after it (EventSource sends it on reconnect; a browser reaches this endpoint through its own backend, since EventSource cannot send a key)',
         schema: { type: 'string' },
       },
     },

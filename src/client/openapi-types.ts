@@ -683,11 +683,15 @@ export interface components {
             spentMicroCents: number;
         };
         Presign: {
+            /** @description PUT the file here with the same Content-Type, within 15 minutes (its `expires`) */
             uploadUrl: string;
             fileUrl: string;
             /** Format: uuid */
             fileId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the file is deleted (60 minutes after the presign); the uploadUrl expires sooner
+             */
             expiresAt: string;
             maxSize: number;
         };
@@ -1508,7 +1512,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The id of the last event received: the stream resumes after it (EventSource sends it on reconnect) */
+                /** @description The id of the last event received: the stream resumes after it (EventSource sends it on reconnect; a browser reaches this endpoint through its own backend, since EventSource cannot send a key) */
                 "Last-Event-ID"?: string;
             };
             path: {

@@ -48,8 +48,18 @@ const job = await genjobs.jobs.run('genjobs/reference-image/text-to-image', { pr
   <p>Webhooks: a submit with <code>webhookUrl</code> (https) gets a signed POST when the job
   completes or fails, in the Standard Webhooks format (<code>webhook-id</code>,
   <code>webhook-timestamp</code>, <code>webhook-signature</code>), so any Standard Webhooks
-  library verifies it. The <code>whsec_…</code> secret is your account's: your operator gives it
-  to you (<code>genjobs accounts webhook-secret</code>).</p>
+  library verifies it: HMAC-SHA256 of <code>id.timestamp.body</code> keyed with the base64 after
+  <code>whsec_</code>, decoded; the timestamp is in seconds (refuse one more than 5 minutes from
+  your clock); the header may hold several space-separated <code>v1,…</code> signatures (during
+  a secret rotation): accept any that matches. The <code>whsec_…</code> secret is your account's:
+  your operator gives it to you (<code>genjobs accounts webhook-secret</code>).</p>
+  <p>From a browser: call the API from your backend, which holds the key (an API key in a page
+  is anyone's who opens it); the API sends no CORS headers. A page may upload a file straight to
+  storage: your backend presigns (<code>POST /v1/uploads/presign</code>) and hands the page the
+  <code>uploadUrl</code>, which the page PUTs with the same <code>Content-Type</code>; the address
+  is the permission, so it works from any origin, as do reads of <code>fileUrl</code> and of job
+  outputs. A browser <code>EventSource</code> cannot send a key: relay the events stream through
+  your backend, or poll <code>GET /v1/jobs/{jobId}</code>.</p>
   <div class="console">
     <h2>Console</h2>
     <label for="key">API key (kept in this page only; it also authorizes "Try it out" below)</label>

@@ -34,10 +34,14 @@ export const PresignRequest = z.strictObject({
 });
 
 export const PresignResult = z.object({
-  uploadUrl: z.string(),
+  uploadUrl: z
+    .string()
+    .describe('PUT the file here with the same Content-Type, within 15 minutes (its `expires`)'),
   fileUrl: z.string(),
   fileId: z.uuid(),
-  expiresAt: z.iso.datetime(),
+  expiresAt: z.iso
+    .datetime()
+    .describe('When the file is deleted (60 minutes after the presign); the uploadUrl expires sooner'),
   maxSize: z.number().int().positive(),
 });
 
