@@ -61,10 +61,14 @@ describe('webhook targets', () => {
     expect(receiver.received).toHaveLength(0);
     const metric = await controller.metrics.webhookDeliveries.get();
     expect(metric.values.find((v) => v.labels.result === 'refused')?.value).toBe(1);
-    const events = await svc.kube.core.listNamespacedEvent({
-      namespace: svc.kube.namespace,
-      fieldSelector: `involvedObject.name=${jobId},reason=WebhookFailed`,
+    // The Warning Event is written beside the status, not before it: it may land a moment later.
+    const message = await eventually(async () => {
+      const events = await svc.kube.core.listNamespacedEvent({
+        namespace: svc.kube.namespace,
+        fieldSelector: `involvedObject.name=${jobId},reason=WebhookFailed`,
+      });
+      return events.items[0]?.message;
     });
-    expect(events.items[0]?.message).toMatch(/refused/);
+    expect(message).toMatch(/refused/);
   });
 });
