@@ -32,6 +32,27 @@ describe('decide: how long finished jobs stay', () => {
     expect(at('cancelled', 300_000).actions).toEqual([{ kind: 'deleteJob' }]);
   });
 
+  it("keeps a job made with an Idempotency-Key until its key's 24 h are over, whatever the TTL", () => {
+    const keyed = (phase: JobPhase, afterMs: number) => {
+      const job = finished(phase);
+      job.spec.idempotencyKeyHash = 'h';
+      return decide({
+        job,
+        admitted: false,
+        reserved: false,
+        now: T0 + afterMs,
+        settings: { ...settings, ttlMs: 60_000 },
+      });
+    };
+    for (const phase of ['cancelled', 'completed'] as const) {
+      expect(keyed(phase, 300_000)).toEqual({ actions: [], requeueAfterMs: 86_400_000 - 300_000 });
+      expect(keyed(phase, 86_399_000).actions).toEqual([]);
+      expect(keyed(phase, 86_400_000).actions).toEqual([{ kind: 'deleteJob' }]);
+    }
+    // Without a key the short TTL stands.
+    expect(at('cancelled', 300_000).actions).toEqual([{ kind: 'deleteJob' }]);
+  });
+
   it('keeps a cancelled job whose refund has not landed yet, and looks again soon', () => {
     const d = at('cancelled', 400_000, true);
     expect(d.actions).toEqual([{ kind: 'settle', op: 'refund' }]);

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_WINDOW_MS } from '../../jobs/idempotency.ts';
 import { phaseOf } from '../../jobs/record.ts';
 import type { GenerationJob, GenerationJobStatus, JobError, JobPhase } from '../../k8s/types.ts';
 import { parseWorkerResult } from '../../worker/result.ts';
@@ -164,9 +165,17 @@ export function decide(input: DecideInput): Decision {
     if (input.reserved) actions.push({ kind: 'settle', op: phase === 'completed' ? 'charge' : 'refund' });
     const finishedAt = Date.parse(job.status?.completedAt ?? job.metadata.creationTimestamp ?? '') || now;
     const ttl = phase === 'cancelled' ? (settings.cancelledTtlMs ?? settings.ttlMs) : settings.ttlMs;
+    // A job made with an Idempotency-Key answers its key for 24 h after it was made: deleted
+    // sooner (a short TTL with the archive off), a replay would make and charge a new job
+    // under the same id. With the archive on this is a backstop: the archive answers the key.
+    const createdAt = Date.parse(job.metadata.creationTimestamp ?? '') || finishedAt;
+    const deleteAt = Math.max(
+      finishedAt + ttl,
+      job.spec.idempotencyKeyHash === undefined ? 0 : createdAt + IDEMPOTENCY_WINDOW_MS,
+    );
     // Not before the refund landed: the reservation names the job until then.
-    if (now >= finishedAt + ttl && !input.reserved) return { actions: [...actions, { kind: 'deleteJob' }] };
-    return { actions, requeueAfterMs: Math.max(1_000, finishedAt + ttl - now) };
+    if (now >= deleteAt && !input.reserved) return { actions: [...actions, { kind: 'deleteJob' }] };
+    return { actions, requeueAfterMs: Math.max(1_000, deleteAt - now) };
   }
 
   const attempts = s.attempts ?? 0;
