@@ -75,10 +75,6 @@ function instruction(issue: z.core.$ZodRawIssue): string | undefined {
 }
 
 /**
- * Parses a request body with its schema (the same schema the OpenAPI document is made
- * from). Unknown fields are refused, every problem is listed as a JSON pointer.
- */
-/**
  * A URL's query parameters by {@link parseBody}, each given once: a repeated one
  * (`?status=pending&status=failed`) is refused as such, not as a value of the wrong type
  * (400 VALIDATION_ERROR).
@@ -98,6 +94,10 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: Record<strin
   return parseBody(schema, { ...query });
 }
 
+/**
+ * Parses a request body with its schema (the same schema the OpenAPI document is made
+ * from). Unknown fields are refused, every problem is listed as a JSON pointer.
+ */
 export function parseBody<S extends z.ZodType>(
   schema: S,
   body: unknown,
