@@ -206,7 +206,11 @@ export const configSchema = z.object({
   GENJOBS_ARCHIVE_TLS_CA_FILE: z.string().optional(),
   /** PGlite's data directory; default: in memory (lost at exit). */
   GENJOBS_ARCHIVE_DIR: z.string().optional(),
-  /** A finished, archived job stays a resource this long (so `kubectl get gj` shows what just ended). */
+  /**
+   * A finished, archived job stays a resource this long (so `kubectl get gj` shows what just
+   * ended); with the archive on or off, a finished job's stopped worker Pod is kept as long (so
+   * `kubectl logs` shows what its worker did), unless its job goes first.
+   */
   GENJOBS_KEEP_FINISHED: duration.prefault('10m'),
   /**
    * Archived jobs and their output files (and expired uploads' records) are deleted this long

@@ -1,10 +1,11 @@
 import type { Kube } from '../../src/k8s/client.ts';
+import { isPodFinished } from '../../src/k8s/pods.ts';
 import type { Resources } from '../../src/k8s/resources.ts';
 import { sleep, waitFor } from './stats.ts';
 
 /**
  * Waits until the work left behind by finished items has been done, so the write count
- * taken next is the whole cost of the run: the predicate (Pods gone, reservations and leases settled,
+ * taken next is the whole cost of the run: the predicate (Pods stopped, reservations and leases settled,
  * finalizers removed), then a moment for fire-and-forget writes (Events) to land.
  */
 export async function quiesce(what: string, done: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -12,10 +13,10 @@ export async function quiesce(what: string, done: () => Promise<boolean>, timeou
   await sleep(1500);
 }
 
-/** No Pods left in the namespace and no reservation or credit lease held on any Account. */
+/** No Pod running in the namespace (stopped ones are kept a while) and no reservation or credit lease held on any Account. */
 export async function genjobsSettled(kube: Kube, r: Resources): Promise<boolean> {
   const pods = await kube.core.listNamespacedPod({ namespace: kube.namespace });
-  if (pods.items.length > 0) return false;
+  if (!pods.items.every(isPodFinished)) return false;
   const accounts = await r.accounts.listAll();
   return accounts.every(
     (a) =>

@@ -149,8 +149,13 @@ async function run(
           GENJOBS_KEEP_FINISHED: `${KEEP_FINISHED_S}s`,
         }
       : mode === 'ttl'
-        ? { GENJOBS_ARCHIVE: 'off', GENJOBS_JOB_TTL: `${KEEP_FINISHED_S}s` }
-        : { GENJOBS_ARCHIVE: 'off' };
+        ? {
+            GENJOBS_ARCHIVE: 'off',
+            GENJOBS_JOB_TTL: `${KEEP_FINISHED_S}s`,
+            GENJOBS_KEEP_FINISHED: `${KEEP_FINISHED_S}s`,
+          }
+        : // Worker Pods go as soon in every mode (a stopped one is kept GENJOBS_KEEP_FINISHED).
+          { GENJOBS_ARCHIVE: 'off', GENJOBS_KEEP_FINISHED: `${KEEP_FINISHED_S}s` };
   const stops: Array<() => Promise<void>> = [];
   try {
     const controller = await ns.startController({

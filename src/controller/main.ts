@@ -256,6 +256,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       // archiver after GENJOBS_KEEP_FINISHED, archived first; a delete here would lose the
       // record, so the TTLs are only a backstop then.
       cancelledTtlMs: archiver ? config.GENJOBS_JOB_TTL : config.GENJOBS_CANCELLED_JOB_TTL,
+      keepPodMs: config.GENJOBS_KEEP_FINISHED,
       retryBaseMs: config.GENJOBS_RETRY_BASE,
       reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
     },
@@ -336,7 +337,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     const freed = admission.refresh(job);
     if (freed) admissionQueue.queue.add(freed);
     jobQueue.queue.add(job);
-    // A finished job is archived once its Pod is gone.
+    // A finished job is archived once its Pods have stopped.
     if (archiver && isTerminal(jobs.get(job)?.status?.phase)) archiveQueue.queue.add(jobKey(job));
   });
   accounts.on((_type, account) => {

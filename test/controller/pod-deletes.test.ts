@@ -5,6 +5,7 @@ import { eventually } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
 const IMAGE = 'genjobs/reference-image/text-to-image';
+const KEEP_S = 6;
 
 /** The Pod DELETEs the controller sends to the apiserver, by Pod name, with their outcome. */
 const deletes = new Map<string, string[]>();
@@ -13,6 +14,8 @@ let s: TestStack;
 beforeAll(async () => {
   s = await startTestStack('pod-deletes', {
     slots: 4,
+    // A finished job's stopped Pod is kept this long (kubectl logs), then deleted.
+    env: { GENJOBS_KEEP_FINISHED: `${KEEP_S}s` },
     // The controller talks to the real apiserver; its calls are only counted on the way.
     controllerIdentity: async (admin) => {
       const http = new Proxy(admin.http, {
@@ -42,7 +45,7 @@ afterAll(async () => {
   await s?.stop();
 });
 
-it("deletes a finished job's worker Pod once, not again on each wake-up before its cache catches up", async () => {
+it("keeps a finished job's stopped worker Pod for GENJOBS_KEEP_FINISHED, then deletes it once, not again on each wake-up before its cache catches up", async () => {
   const key = await s.account({ name: 'acme', grantMicroCents: 10_000_000 });
   const ids: string[] = [];
   for (let i = 0; i < 4; i++) {
@@ -64,7 +67,21 @@ it("deletes a finished job's worker Pod once, not again on each wake-up before i
   );
   const workerPods = async () =>
     (await s.kube.core.listNamespacedPod({ namespace: s.kube.namespace, labelSelector: JOB_LABEL })).items;
+  const kept = await workerPods();
+  const endedAt = Math.min(
+    ...(await Promise.all(
+      ids.map(async (id) => Date.parse((await s.r.jobs.get(id))?.status?.completedAt ?? '')),
+    )),
+  );
+  // Seen before the first job's keep was over: all four Pods are still there, stopped.
+  if (Date.now() < endedAt + KEEP_S * 1_000 - 500) {
+    expect(kept.map((p) => [p.metadata?.name, p.status?.phase]).sort()).toEqual(
+      ids.map((id) => [`gj-${id}-1`, 'Succeeded']).sort(),
+    );
+  }
   await eventually(async () => (await workerPods()).length === 0, 30_000, 'every worker Pod gone');
+  // Not before its keep was over (completedAt has whole seconds: a second's slack).
+  expect(Date.now()).toBeGreaterThanOrEqual(endedAt + (KEEP_S - 1) * 1_000);
   // Wake-ups that come after the Pods are gone (the settlements' writes, the jobs' requeues)
   // still find the Pods in a lagging cache for a moment: give them that moment.
   await new Promise((r) => setTimeout(r, 1_000));

@@ -2,7 +2,7 @@ import { type ArchiveStore, ArchiveUnavailableError } from '../../archive/store.
 import { assertNever } from '../../errors.ts';
 import { isConflict } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
-import type { Pod } from '../../k8s/pods.ts';
+import { isPodFinished, type Pod } from '../../k8s/pods.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import type { Account, GenerationJob, Upload } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
@@ -124,7 +124,7 @@ export class Archiver {
     const rv = job.metadata.resourceVersion ?? '';
     const step = decideJobArchive({
       job,
-      podGone: d.podCache.countByIndex('job', name) === 0,
+      podsStopped: d.podCache.byIndex('job', name).every(isPodFinished),
       settled: settled(job, d.accountCache.get(job.spec.account)),
       archived: this.archived.get(key) === rv,
       now: d.now(),
@@ -132,7 +132,7 @@ export class Archiver {
     });
     if (step.kind === 'wait' && step.for === 'settlement') this.awaitingSettlement.set(key, job.spec.account);
     else this.awaitingSettlement.delete(key);
-    // A job waiting for its Pod's removal or its settlement is lagging too (a ledger stuck on
+    // A job waiting for its Pod to stop or its settlement is lagging too (a ledger stuck on
     // it shows); one whose webhook is still being delivered is not (that is its work).
     if (step.kind === 'archive' || (step.kind === 'wait' && step.for !== 'webhook')) {
       if (!this.dueSince.has(key)) this.dueSince.set(key, dueSince(job) ?? d.now());

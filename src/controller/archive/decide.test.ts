@@ -19,15 +19,21 @@ function job(phase: JobPhase, o: { webhookUrl?: string; webhook?: 'pending' | 'd
   } as GenerationJob;
 }
 
-const ready = { podGone: true, settled: true, archived: false, now: FINISHED + 1_000, keepFinishedMs: KEEP };
+const ready = {
+  podsStopped: true,
+  settled: true,
+  archived: false,
+  now: FINISHED + 1_000,
+  keepFinishedMs: KEEP,
+};
 
 describe('decideJobArchive', () => {
   it.each([
     ['a pending job', { job: job('pending') }, { kind: 'none' }],
     ['a processing job', { job: job('processing') }, { kind: 'none' }],
     [
-      'a finished job whose Pod is still there',
-      { job: job('failed'), podGone: false },
+      'a finished job whose Pod still runs',
+      { job: job('failed'), podsStopped: false },
       { kind: 'wait', for: 'pod' },
     ],
     [

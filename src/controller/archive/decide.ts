@@ -17,8 +17,8 @@ export type ArchiveStep =
 
 export interface JobArchiveInput {
   job: GenerationJob;
-  /** No Pod of the job is left. */
-  podGone: boolean;
+  /** No Pod of the job runs: each one is gone or stopped (a stopped one is kept a while, then goes with the job). */
+  podsStopped: boolean;
   /** The ledger has settled the job ({@link settled}). */
   settled: boolean;
   /** This very version of the resource is in the archive. */
@@ -35,14 +35,14 @@ export function webhookDone(job: GenerationJob): boolean {
 }
 
 /**
- * A finished job is archived once nothing is left to do for it in the cluster (Pod gone,
- * money settled, webhook over), always before its resource is deleted, and deleted
+ * A finished job is archived once nothing is left to do for it in the cluster (no Pod
+ * running, money settled, webhook over), always before its resource is deleted, and deleted
  * `keepFinishedMs` after it finished. The archived version is compared with the resource's
  * so a change after the upsert is archived too before the delete.
  */
 export function decideJobArchive(i: JobArchiveInput): ArchiveStep {
   if (!isTerminal(phaseOf(i.job))) return { kind: 'none' };
-  if (!i.podGone) return { kind: 'wait', for: 'pod' };
+  if (!i.podsStopped) return { kind: 'wait', for: 'pod' };
   if (!i.settled) return { kind: 'wait', for: 'settlement' };
   if (!webhookDone(i.job)) return { kind: 'wait', for: 'webhook' };
   if (!i.archived) return { kind: 'archive' };

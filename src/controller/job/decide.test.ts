@@ -170,11 +170,46 @@ describe('decide', () => {
     const lost = run(job, { pod: pod({ phase: 'Failed', reason: 'Evicted' }) });
     expect(lost.status).toMatchObject({ attempts: 1 });
     expect(lost.status?.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'True' });
-    // A finished job's Pod goes at once (a graceful delete of it raced a second, quicker one
-    // for a 404); a lost attempt's keeps its grace period.
+    // A finished job's stopped Pod is kept (see the next test); a lost attempt's goes with its
+    // grace period.
     const deletes = (d: ReturnType<typeof decide>) => d.actions.filter((a) => a.kind === 'deletePod');
-    expect(deletes(done)).toEqual([{ kind: 'deletePod', name: 'gj-j1-1', graceful: false }]);
+    expect(deletes(done)).toEqual([]);
     expect(deletes(lost)).toEqual([{ kind: 'deletePod', name: 'gj-j1-1', graceful: true }]);
+  });
+
+  it("keeps a finished job's stopped Pod for keepPodMs, then deletes it at once; a running one goes at once", () => {
+    const keep = { ...settings, keepPodMs: 600_000 };
+    const endedAt = T0 + 5_000;
+    const job = aJob()
+      .processing()
+      .status({ phase: 'completed', progress: 100, completedAt: new Date(endedAt).toISOString() })
+      .build();
+    const succeeded = pod({ phase: 'Succeeded', terminated: { exitCode: 0, message: ok() } });
+    const deletes = (d: ReturnType<typeof decide>) => d.actions.filter((a) => a.kind === 'deletePod');
+    const kept = run(job, { pod: succeeded, now: endedAt + 1_000, settings: keep, reserved: false });
+    expect(deletes(kept)).toEqual([]);
+    expect(kept.requeueAfterMs).toBe(599_000);
+    const due = run(job, { pod: succeeded, now: endedAt + 600_000, settings: keep, reserved: false });
+    expect(deletes(due)).toEqual([{ kind: 'deletePod', name: 'gj-j1-1', graceful: false }]);
+    expect(due.requeueAfterMs).toBe(settings.ttlMs - 600_000);
+    // A failed worker's Pod is kept as well: its logs say why.
+    const failedPod = pod({
+      phase: 'Failed',
+      terminated: { exitCode: 1, message: fail('GENERATION_FAILED') },
+    });
+    expect(deletes(run(job, { pod: failedPod, now: endedAt + 1_000, settings: keep }))).toEqual([]);
+    // Still running when its job ended (a cancel, a deadline): deleted at once, whatever the keep.
+    const cancelled = { ...job, status: { ...job.status, phase: 'cancelled' as const } };
+    const running = run(cancelled, { pod: pod({ phase: 'Running' }), now: endedAt + 1_000, settings: keep });
+    expect(deletes(running)).toEqual([{ kind: 'deletePod', name: 'gj-j1-1', graceful: false }]);
+    // The job's own deletion comes first when its TTL is shorter: its Pod goes with it.
+    const short = { ...keep, ttlMs: 60_000 };
+    expect(
+      run(job, { pod: succeeded, now: endedAt + 1_000, settings: short, reserved: false }).requeueAfterMs,
+    ).toBe(59_000);
+    expect(
+      kinds(run(job, { pod: succeeded, now: endedAt + 60_000, settings: short, reserved: false })),
+    ).toEqual(['deleteJob']);
   });
 
   it('leaves a new job alone until its reservation shows, and removes it if none comes within the grace', () => {
@@ -225,37 +260,37 @@ describe('decide', () => {
       'success → completed',
       { phase: 'Succeeded', terminated: { exitCode: 0, message: ok() } },
       { phase: 'completed', progress: 100 },
-      ['deletePod', 'settle:charge'],
+      ['settle:charge'],
     ],
     [
       'model error → failed, no retry',
       { phase: 'Failed', terminated: { exitCode: 1, message: fail('GENERATION_FAILED') } },
       { phase: 'failed', error: { code: 'GENERATION_FAILED', message: 'boom' } },
-      ['deletePod', 'settle:refund'],
+      ['settle:refund'],
     ],
     [
       'deadline → TIMEOUT',
       { phase: 'Failed', reason: 'DeadlineExceeded' },
       { phase: 'failed' },
-      ['deletePod', 'settle:refund'],
+      ['settle:refund'],
     ],
     [
       'OOM → OUT_OF_MEMORY',
       { phase: 'Failed', terminated: { exitCode: 137, reason: 'OOMKilled' } },
       { phase: 'failed' },
-      ['deletePod', 'settle:refund'],
+      ['settle:refund'],
     ],
     [
       'success without result → INVALID_OUTPUT',
       { phase: 'Succeeded', terminated: { exitCode: 0, message: 'not json' } },
       { phase: 'failed' },
-      ['deletePod', 'settle:refund'],
+      ['settle:refund'],
     ],
     [
       'crash with logs → GENERATION_FAILED',
       { phase: 'Failed', terminated: { exitCode: 2, message: 'Segmentation fault' } },
       { phase: 'failed' },
-      ['deletePod', 'settle:refund'],
+      ['settle:refund'],
     ],
   ])('%s', (_name, p, expected, actions) => {
     const d = run(aJob().processing().build(), { pod: pod(p) });

@@ -44,6 +44,13 @@ export interface DecideSettings {
    * cluster with submit-then-cancel for free. Default: `ttlMs`.
    */
   cancelledTtlMs?: number;
+  /**
+   * A finished job's worker Pod that has stopped (Succeeded or Failed) is kept this long after
+   * the job ended, so `kubectl logs` and `describe` still show what its worker did, as a
+   * batch/v1 Job keeps its Pods; it goes sooner with its job. A Pod still running when its job
+   * ends (cancelled, timed out) is deleted at once. Default 0: at once.
+   */
+  keepPodMs?: number;
   /** First retry delay after a lost Pod; doubles per attempt. */
   retryBaseMs: number;
   /** How long a new job may wait for its reservation before it is taken for a failed submit's. */
@@ -155,15 +162,17 @@ export function decide(input: DecideInput): Decision {
       error?.message ?? 'the job produced its outputs',
     );
     if (error) event('Warning', 'Failed', `${error.code}: ${error.message}`);
-    if (pod) actions.push({ kind: 'deletePod', name: pod.name, graceful: false });
+    // A stopped Pod is kept a while (settings.keepPodMs): the next look, after this write, times it.
+    if (pod && !stopped(pod)) actions.push({ kind: 'deletePod', name: pod.name, graceful: false });
     actions.push({ kind: 'settle', op: to === 'completed' ? 'charge' : 'refund' });
     return result(job, s, actions, settings.ttlMs);
   };
 
   if (phase === 'completed' || phase === 'failed' || phase === 'cancelled') {
-    if (pod) actions.push({ kind: 'deletePod', name: pod.name, graceful: false });
-    if (input.reserved) actions.push({ kind: 'settle', op: phase === 'completed' ? 'charge' : 'refund' });
     const finishedAt = Date.parse(job.status?.completedAt ?? job.metadata.creationTimestamp ?? '') || now;
+    const podUntil = pod && stopped(pod) ? finishedAt + (settings.keepPodMs ?? 0) : now;
+    if (pod && now >= podUntil) actions.push({ kind: 'deletePod', name: pod.name, graceful: false });
+    if (input.reserved) actions.push({ kind: 'settle', op: phase === 'completed' ? 'charge' : 'refund' });
     const ttl = phase === 'cancelled' ? (settings.cancelledTtlMs ?? settings.ttlMs) : settings.ttlMs;
     // A job made with an Idempotency-Key answers its key for 24 h after it was made: deleted
     // sooner (a short TTL with the archive off), a replay would make and charge a new job
@@ -174,8 +183,10 @@ export function decide(input: DecideInput): Decision {
       job.spec.idempotencyKeyHash === undefined ? 0 : createdAt + IDEMPOTENCY_WINDOW_MS,
     );
     // Not before the refund landed: the reservation names the job until then.
+    // Its Pods go with it (the reconciler deletes a deleted job's Pods).
     if (now >= deleteAt && !input.reserved) return { actions: [...actions, { kind: 'deleteJob' }] };
-    return { actions, requeueAfterMs: Math.max(1_000, deleteAt - now) };
+    const wake = pod && now < podUntil ? Math.min(podUntil, deleteAt) : deleteAt;
+    return { actions, requeueAfterMs: Math.max(1_000, wake - now) };
   }
 
   const attempts = s.attempts ?? 0;
@@ -369,6 +380,11 @@ export function decide(input: DecideInput): Decision {
       requeueAfterMs: settings.retryBaseMs * 2 ** Math.max(0, tried - 1),
     };
   }
+}
+
+/** Whether the Pod has stopped for good: nothing runs in it any more. */
+function stopped(pod: PodView): boolean {
+  return pod.phase === 'Succeeded' || pod.phase === 'Failed';
 }
 
 /** Whether the Pod's worker container ran (it may have ended). */
