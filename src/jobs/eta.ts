@@ -254,7 +254,7 @@ export interface QueueState {
 
 /**
  * Plays a variant's queue forward from now (0): the slots free up as the running jobs end,
- * and each waiting job (oldest first, with its expected run seconds) takes the first free
+ * and each waiting job (in admission order, with its expected run seconds) takes the first free
  * slot. Answers when each waiting job starts, and when a job queued after all of them would.
  */
 export function playQueue(q: QueueState, waitingRuns: readonly number[]): { starts: number[]; next: number } {

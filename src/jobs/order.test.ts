@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GenerationJob } from '../k8s/types.ts';
 import { SUBMITTED_AT_ANNOTATION } from './labels.ts';
-import { AdmissionQueue, admissionOrder, queuedOf } from './order.ts';
+import { AdmissionQueue, admissionOrder, FairQueue, type QueuedFor, queuedOf } from './order.ts';
 
 const job = (name: string, created: string, submittedAt?: string): GenerationJob => ({
   apiVersion: 'genjobs.io/v1alpha1',
@@ -46,5 +46,81 @@ describe('admission order', () => {
       .map(queuedOf)
       .sort(admissionOrder);
     expect(sorted.map((q) => q.name)).toEqual(['a', 'b']);
+  });
+});
+
+describe('fair queue: accounts take turns', () => {
+  const at = (ms: number) => new Date(Date.UTC(2026, 10, 24, 15, 0, 0, ms)).toISOString();
+  const entry = (account: string, name: string, ms: number): QueuedFor => ({
+    account,
+    name,
+    created: at(ms),
+  });
+
+  it("starts another tenant's first job next, not behind one tenant's backlog", () => {
+    const q = new FairQueue<QueuedFor>();
+    for (let i = 0; i < 4; i++) q.hold('heavy', `running${i}`);
+    for (let i = 0; i < 20; i++) q.put(entry('heavy', `h${String(i).padStart(2, '0')}`, i));
+    const light = entry('light', 'l0', 1_000);
+    expect(q.position(light)).toBe(0);
+    q.put(light);
+    expect([...q.inOrder()].map((e) => e.name).slice(0, 3)).toEqual(['l0', 'h00', 'h01']);
+    expect(q.position(entry('heavy', 'h00', 0))).toBe(1);
+    // Its next job, with one of its own running against the heavy tenant's four: next again.
+    const second = entry('light', 'l1', 1_001);
+    q.put(second);
+    q.remove(light);
+    q.hold('light', 'l0');
+    expect(q.position(second)).toBe(0);
+    // Holding more slots than the other, it waits for the other's turns to catch up: h00 has
+    // turn 4, h01 turn 5 and was submitted first, l1 turn 5.
+    for (let i = 0; i < 4; i++) q.hold('light', `earlier${i}`);
+    q.hold('light', 'l0'); // counted once
+    expect(q.position(second)).toBe(2);
+    expect([...q.inOrder()].map((e) => e.name).slice(0, 4)).toEqual(['h00', 'h01', 'l1', 'h02']);
+    expect(q.overtakes(second)).toBe(true); // h02… have later turns
+    expect(q.overtakes(entry('heavy', 'h19', 19))).toBe(false);
+    // Its running jobs end: its turn comes first again.
+    for (let i = 0; i < 4; i++) q.release('light', `earlier${i}`);
+    expect(q.position(second)).toBe(0);
+  });
+
+  it('numbers every position as the merged order does, for any queues and holdings', () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 200; round++) {
+      const q = new FairQueue<QueuedFor>();
+      const holding = new Map<string, number>();
+      const items: QueuedFor[] = [];
+      const accounts = 1 + rand(5);
+      for (let a = 0; a < accounts; a++) {
+        const h = rand(4);
+        holding.set(`a${a}`, h);
+        for (let i = 0; i < h; i++) q.hold(`a${a}`, `r${i}`);
+      }
+      for (let n = rand(30); n > 0; n--) {
+        const e = entry(`a${rand(accounts)}`, `j${n}`, rand(20));
+        items.push(e);
+        q.put(e);
+      }
+      // The reference: each job's turn is its account's holding plus its rank in its account.
+      const turn = (e: QueuedFor) =>
+        (holding.get(e.account) ?? 0) +
+        items.filter((o) => o.account === e.account && admissionOrder(o, e) < 0).length;
+      const expected = [...items]
+        .sort((x, y) => turn(x) - turn(y) || admissionOrder(x, y))
+        .map((e) => e.name);
+      expect([...q.inOrder()].map((e) => e.name)).toEqual(expected);
+      expect(items.map((e) => q.position(e))).toEqual(items.map((e) => expected.indexOf(e.name)));
+      expect(q.length).toBe(items.length);
+      // A job not queued yet stands where it would be put.
+      const late = entry(`a${rand(accounts)}`, 'late', rand(25));
+      const at = q.position(late);
+      q.put(late);
+      expect([...q.inOrder()].findIndex((e) => e.name === 'late')).toBe(at);
+    }
   });
 });

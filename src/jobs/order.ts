@@ -21,9 +21,8 @@ export function queuedOf(job: GenerationJob): Queued {
 }
 
 /**
- * The order in which waiting jobs start: first submitted first, ties broken by name. The
- * controller admits in this order, and the api numbers queue positions in it, so the two
- * always agree.
+ * The order of one account's waiting jobs: first submitted first, ties broken by name.
+ * Between accounts, {@link FairQueue} takes turns.
  */
 export function admissionOrder(a: Queued, b: Queued): number {
   if (a.created !== b.created) return a.created < b.created ? -1 : 1;
@@ -73,5 +72,151 @@ export class AdmissionQueue<T extends Queued> {
 
   has(q: Queued): boolean {
     return this.items[this.position(q)]?.name === q.name;
+  }
+}
+
+/** A waiting job and the account whose turn it waits for. */
+export interface QueuedFor extends Queued {
+  account: string;
+}
+
+interface Turns<T extends QueuedFor> {
+  waiting: AdmissionQueue<T>;
+  /** The account's jobs holding one of the variant's slots (or being started). */
+  holding: Set<string>;
+}
+
+/**
+ * One model variant's waiting jobs in the order they start: accounts take turns. An
+ * account's i-th waiting job (its own order: first submitted first) has the turn
+ * `holding + i`, where `holding` counts its jobs that hold one of the variant's slots; a
+ * free slot goes to the lowest turn, ties to the one submitted first. So a tenant with
+ * twenty jobs queued delays another's first job by one slot's worth of work, not by twenty
+ * (first come, first served across accounts made one tenant's backlog everyone's wait), and
+ * an account with fewer jobs running is served before one with more. The controller admits
+ * in this order, and the api numbers queue positions and plays estimates in it, from the
+ * same waiting jobs and holding counts, so the two agree.
+ *
+ * A position costs a binary search per account with jobs waiting for the variant, however
+ * long the queue is; the whole order (estimates, the controller's look past jobs that are
+ * not ready) is a merge of the accounts' queues.
+ */
+export class FairQueue<T extends QueuedFor> {
+  private readonly accounts = new Map<string, Turns<T>>();
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  private turns(account: string): Turns<T> {
+    let t = this.accounts.get(account);
+    if (!t) {
+      t = { waiting: new AdmissionQueue<T>(), holding: new Set() };
+      this.accounts.set(account, t);
+    }
+    return t;
+  }
+
+  private tidy(account: string, t: Turns<T>): void {
+    if (t.waiting.length === 0 && t.holding.size === 0) this.accounts.delete(account);
+  }
+
+  /** Adds or replaces the entry of `item.name` (its account and creation time never change). */
+  put(item: T): void {
+    const w = this.turns(item.account).waiting;
+    const before = w.length;
+    w.put(item);
+    this.count += w.length - before;
+  }
+
+  remove(item: QueuedFor): void {
+    const t = this.accounts.get(item.account);
+    if (!t) return;
+    const before = t.waiting.length;
+    t.waiting.remove(item);
+    this.count -= before - t.waiting.length;
+    this.tidy(item.account, t);
+  }
+
+  has(item: QueuedFor): boolean {
+    return this.accounts.get(item.account)?.waiting.has(item) ?? false;
+  }
+
+  /** The job holds a slot of the variant (or is being started): it counts against its account's turns. */
+  hold(account: string, name: string): void {
+    this.turns(account).holding.add(name);
+  }
+
+  /** The job holds no slot any more (it ended, or its start did not happen). */
+  release(account: string, name: string): void {
+    const t = this.accounts.get(account);
+    if (!t?.holding.delete(name)) return;
+    this.tidy(account, t);
+  }
+
+  /** Where `item` stands, or would stand were it added: the number of jobs that start before it. */
+  position(item: QueuedFor): number {
+    const own = this.accounts.get(item.account);
+    const i = own?.waiting.position(item) ?? 0;
+    const turn = (own?.holding.size ?? 0) + i;
+    let ahead = i;
+    for (const [account, t] of this.accounts) {
+      if (account === item.account || t.waiting.length === 0) continue;
+      // Its jobs of a lower turn, and the one of the same turn if it was submitted first.
+      const at = turn - t.holding.size;
+      if (at < 0) continue;
+      ahead += Math.min(at, t.waiting.length);
+      const same = t.waiting.all[at];
+      if (same !== undefined && admissionOrder(same, item) < 0) ahead++;
+    }
+    return ahead;
+  }
+
+  /**
+   * Whether a queued `item` starts ahead of a job of a later turn than its own: it overtook
+   * some of another account's backlog, not just jobs of its own turn.
+   */
+  overtakes(item: QueuedFor): boolean {
+    const own = this.accounts.get(item.account);
+    if (!own) return false;
+    const turn = own.holding.size + own.waiting.position(item);
+    for (const t of this.accounts.values()) if (t.holding.size + t.waiting.length - 1 > turn) return true;
+    return false;
+  }
+
+  /** The waiting jobs in the order they start (do not change the queue while iterating). */
+  *inOrder(): Generator<T> {
+    // A merge of the accounts' queues: a heap of each one's next job, by turn, then time.
+    type Head = { t: Turns<T>; i: number };
+    const before = (a: Head, b: Head) => {
+      const d = a.t.holding.size + a.i - (b.t.holding.size + b.i);
+      return d !== 0 ? d < 0 : admissionOrder(a.t.waiting.all[a.i]!, b.t.waiting.all[b.i]!) < 0;
+    };
+    const heap: Head[] = [];
+    const down = (at: number) => {
+      for (;;) {
+        const l = 2 * at + 1;
+        const r = l + 1;
+        let top = at;
+        if (l < heap.length && before(heap[l]!, heap[top]!)) top = l;
+        if (r < heap.length && before(heap[r]!, heap[top]!)) top = r;
+        if (top === at) return;
+        [heap[at], heap[top]] = [heap[top]!, heap[at]!];
+        at = top;
+      }
+    };
+    for (const t of this.accounts.values()) if (t.waiting.length > 0) heap.push({ t, i: 0 });
+    for (let at = (heap.length >> 1) - 1; at >= 0; at--) down(at);
+    while (heap.length > 0) {
+      const head = heap[0]!;
+      yield head.t.waiting.all[head.i]!;
+      if (++head.i >= head.t.waiting.length) {
+        const last = heap.pop()!;
+        if (heap.length === 0) return;
+        heap[0] = last;
+      }
+      down(0);
+    }
   }
 }

@@ -98,3 +98,41 @@ it('a job whose Pod waits for a node is pending (spec 3.1), and a cancel refunds
   expect(account.spentMicroCents).toBe(0);
   expect(account.balanceMicroCents + account.heldMicroCents).toBe(10_000_000);
 });
+
+it("another account's job takes the next free slot ahead of one account's backlog, and its queue position says so", async () => {
+  // Its own variant: the jobs above hold the image model's slots.
+  const video = 'genjobs/reference-video/text-to-video';
+  const heavy = await s.account({ name: 'heavy', plan: 'enterprise', grantMicroCents: 1_000_000_000 });
+  const light = await s.account({ name: 'light', plan: 'pro' });
+  const submit = async (key: string, i: number) => {
+    const res = await s.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: video, input: { prompt: `${i}`, duration: 4 } },
+    });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { jobId: string; queuePosition?: number };
+  };
+  const backlog: string[] = [];
+  for (let i = 0; i < SLOTS + 5; i++) backlog.push((await submit(heavy, i)).jobId);
+  await eventually(
+    async () => (await Promise.all(backlog.slice(0, SLOTS).map(admitted))).every(Boolean),
+    30_000,
+    "the heavy account's first jobs hold every slot",
+  );
+  const mine = await submit(light, 0);
+  const position = async (key: string, id: string) =>
+    ((await (await s.call(`/v1/jobs/${id}`, { key })).json()) as { queuePosition?: number }).queuePosition;
+  // The api cannot tell which of the heavy account's pending jobs hold a slot (their Pods
+  // wait for a node, and no write says so): it counts its oldest job, of the same turn and
+  // submitted first, ahead of the light one; under first come, first served it was 9.
+  expect(await position(light, mine.jobId)).toBe(1);
+  expect(await position(heavy, backlog[SLOTS]!)).toBe(SLOTS + 1);
+  // One slot frees: the light account's job takes it, the backlog keeps waiting.
+  await s.r.jobs.delete(backlog[0]!);
+  await eventually(() => admitted(mine.jobId), 15_000, 'the light job admitted into the freed slot');
+  await new Promise((r) => setTimeout(r, 500));
+  expect(await Promise.all(backlog.slice(SLOTS).map(admitted))).toEqual(
+    backlog.slice(SLOTS).map(() => false),
+  );
+});

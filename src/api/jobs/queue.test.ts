@@ -297,4 +297,25 @@ describe('QueueView', () => {
     expect(eta('four', 3)).toBe(T0 + 480_000);
     expect(q.queueFields(aJob('four', 3)).queuePosition).toBe(3);
   });
+
+  it("numbers another tenant's job ahead of one tenant's backlog, and estimates it so at once", () => {
+    const cache = fakeCache();
+    const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => T0 });
+    const of = (account: string, job: GenerationJob) =>
+      ({ ...job, spec: { ...job.spec, account } }) as GenerationJob;
+    const started = { phase: 'processing' as const, attempts: 1, startedAt: new Date(T0).toISOString() };
+    cache.set(of('heavy', aJob('running', 0, started)));
+    for (let i = 1; i <= 5; i++) cache.set(of('heavy', aJob(`h${i}`, i)));
+    q.queueFields(of('heavy', aJob('h1', 1))); // a reader plays the queue
+    // Before the cache shows it (the submit's answer), and after.
+    const light = of('light', aJob('l1', 10));
+    expect(q.queueFields(light).queuePosition).toBe(0);
+    cache.set(light);
+    const fields = q.queueFields(light);
+    expect(fields.queuePosition).toBe(0);
+    // One slot: after the running job (240 s), then its own 240 s.
+    expect(fields.estimatedCompletionTime).toBe(new Date(T0 + 480_000).toISOString());
+    expect(q.queueFields(of('heavy', aJob('h1', 1))).queuePosition).toBe(1);
+    expect(q.queueFields(of('heavy', aJob('h5', 5))).queuePosition).toBe(5);
+  });
 });

@@ -1,6 +1,6 @@
 import type { Catalog, Variant } from '../../catalog/index.ts';
 import { RunTimes, remainingSeconds, Slots, type Work } from '../../jobs/eta.ts';
-import { AdmissionQueue, type Queued, queuedOf } from '../../jobs/order.ts';
+import { FairQueue, type QueuedFor, queuedOf } from '../../jobs/order.ts';
 import { type JobRecord, jobRecord, phaseOf } from '../../jobs/record.ts';
 import type { EventType, Informer } from '../../k8s/informer.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
@@ -16,8 +16,8 @@ const SNAPSHOT_MIN_AGE_MS = 200;
 /** Run time assumed for a variant the catalog no longer lists. */
 const UNKNOWN_TYPICAL_SECONDS = 60;
 
-/** A pending job in its variant's queue, ordered as the controller admits: oldest first. */
-interface Waiting extends Queued {
+/** A pending job in its variant's queue, ordered as the controller admits (accounts take turns). */
+interface Waiting extends QueuedFor {
   work: Work;
 }
 
@@ -43,7 +43,7 @@ interface Snapshot {
 
 /** One variant's queue: the waiting jobs in admission order and the ones holding a slot. */
 class VariantQueue {
-  readonly waiting = new AdmissionQueue<Waiting>();
+  readonly waiting = new FairQueue<Waiting>();
   readonly running = new Map<string, { started: number; work: Work }>();
   snapshot: Snapshot | undefined;
 }
@@ -67,7 +67,8 @@ export const MAX_SLOT_WAIT_SECONDS = 60;
 /**
  * Queue position and completion estimate of unfinished jobs, kept from the api's job cache
  * as it changes. Each variant's waiting jobs are held in admission order (the controller's:
- * creation time, then name), so a position is a binary search, exact at any moment. The
+ * accounts take turns, each one's jobs by submit time, then name; see FairQueue), so a
+ * position is a binary search per account waiting, exact at any moment. The
  * estimates are played forward once per queue move (a job starts, ends or leaves) and
  * reused by every reader; a new job takes the next free slot of that play, so a submit
  * costs O(log n) however long the queue is. Observed run times come from the same cache,
@@ -112,12 +113,13 @@ export class QueueView {
     const before = this.places.get(name);
     const after = type === 'delete' ? undefined : this.placeOf(job);
     if (!samePlace(before, after)) {
-      if (before) this.leave(this.queue(before.model), name, before);
+      if (before) this.leave(this.queue(before.model), job.spec.account, name, before);
       if (after?.kind === 'waiting') {
         moved = this.enter(q, model, after.entry) || moved;
         this.places.set(name, after);
       } else if (after?.kind === 'running') {
         q.running.set(name, { started: after.started, work: after.work });
+        q.waiting.hold(job.spec.account, name);
         this.places.set(name, after);
         moved = true;
       } else {
@@ -152,29 +154,33 @@ export class QueueView {
     if (phase === 'processing' || (job.status?.attempts ?? 0) > 0) {
       return { model, kind: 'running', started: Date.parse(job.status?.startedAt ?? ''), work };
     }
-    return { model, kind: 'waiting', entry: { ...queuedOf(job), work } };
+    return { model, kind: 'waiting', entry: { ...queuedOf(job), account: job.spec.account, work } };
   }
 
   /**
    * Puts a new waiting job in its place; its position is exact from now on. Its estimate
-   * takes the next free slot of the current play, as if it were the last one: a job that
-   * sorts ahead of others only does so within its creation second (the controller's order
-   * breaks ties by name), so what that changes for them is small, and is played out at the
-   * next move. Replaying a long queue on every submit is what this avoids. Others are not
-   * told of a move (their streams show it with the next one).
+   * takes the next free slot of the current play, as if it were the last one, when only jobs
+   * of its own turn stand behind it (other accounts' jobs submitted in the same round): what
+   * that changes for them is small, and is played out at the next move. Replaying a long
+   * queue on every submit is what this avoids. A job that overtook another account's backlog
+   * (its account's first in a queue one tenant filled) replays the play at the next read, so
+   * its own estimate says it starts soon. Others are not told of a move (their streams show
+   * it with the next one).
    */
   private enter(q: VariantQueue, model: string, entry: Waiting): boolean {
     q.waiting.put(entry);
-    if (q.snapshot && !q.snapshot.paused) {
+    if (q.waiting.overtakes(entry)) q.snapshot = undefined;
+    else if (q.snapshot && !q.snapshot.paused) {
       const run = this.runSecondsOf(model, this.variant(model), entry.work) * 1000;
       q.snapshot.eta.set(entry.name, q.snapshot.slots.take(run, this.now()) + run);
     }
     return false;
   }
 
-  private leave(q: VariantQueue, name: string, place: Place): void {
+  private leave(q: VariantQueue, account: string, name: string, place: Place): void {
     if (place.kind === 'running') {
       q.running.delete(name);
+      q.waiting.release(account, name);
       return;
     }
     q.waiting.remove(place.entry);
@@ -230,7 +236,7 @@ export class QueueView {
     }
     const slots = new Slots(variant?.runtime.maxConcurrency ?? 1, ends);
     const paused = this.stopped(variant);
-    for (const w of paused ? [] : q.waiting.all) {
+    for (const w of paused ? [] : q.waiting.inOrder()) {
       const ms = run(w.work);
       eta.set(w.name, slots.take(ms, now) + ms);
     }
@@ -258,7 +264,7 @@ export class QueueView {
       };
     }
     // Not in the cache yet (just submitted): it queues behind every waiting job.
-    const queuePosition = q.waiting.position(queuedOf(job));
+    const queuePosition = q.waiting.position({ ...queuedOf(job), account: job.spec.account });
     if (snap.paused) return { queuePosition };
     const variant = this.variant(model);
     const run = this.runSecondsOf(model, variant, workOf(job, variant)) * 1000;

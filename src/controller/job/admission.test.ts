@@ -57,6 +57,28 @@ describe('Admission', () => {
     expect(admission.admits(b, 1)).toBe(false);
   });
 
+  it("gives a free slot to another account's first job before one account's backlog", () => {
+    const c = cache();
+    const admission = new Admission(c.informer);
+    c.put('h-running-1', 0, { phase: 'processing', attempts: 1 }, 'heavy');
+    c.put('h-running-2', 0, { phase: 'processing', attempts: 1 }, 'heavy');
+    const backlog = [1, 2, 3, 4].map((s) => c.put(`h${s}`, s, {}, 'heavy'));
+    const light = c.put('l1', 10, {}, 'light');
+    // Two slots, both held by the heavy account: nothing starts.
+    expect(admission.next(MODEL, 2)).toEqual([]);
+    c.put('h-running-1', 0, { phase: 'completed', attempts: 1 }, 'heavy');
+    expect(admission.next(MODEL, 2)).toEqual(['l1']);
+    expect(admission.admits(light, 2)).toBe(true);
+    expect(admission.admits(backlog[0]!, 2)).toBe(false);
+    // Its job started, each account holds one: turns go back to the oldest job.
+    admission.markStarted(light);
+    c.put('l2', 11, {}, 'light');
+    c.put('h-running-2', 0, { phase: 'completed', attempts: 1 }, 'heavy');
+    expect(admission.next(MODEL, 2)).toEqual(['h1']);
+    // h1 has turn 0; h2 and l2 turn 1 (l2's account holds one), h2 submitted first.
+    expect(admission.next(MODEL, 4)).toEqual(['h1', 'h2', 'l2']);
+  });
+
   it('counts its own starts until the cache shows them, and forgets them when it does', () => {
     const c = cache();
     const admission = new Admission(c.informer);

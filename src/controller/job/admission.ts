@@ -1,4 +1,4 @@
-import { AdmissionQueue, type Queued, queuedOf } from '../../jobs/order.ts';
+import { AdmissionQueue, FairQueue, type Queued, queuedOf } from '../../jobs/order.ts';
 import { phaseOf } from '../../jobs/record.ts';
 import type { EventType, Informer } from '../../k8s/informer.ts';
 import { type GenerationJob, isTerminal } from '../../k8s/types.ts';
@@ -15,9 +15,9 @@ interface AccountJobs {
   running: Set<string>;
 }
 
-/** One model variant's unfinished jobs: those waiting (admission order) and those holding a slot. */
+/** One model variant's unfinished jobs: those waiting (accounts take turns) and those holding a slot. */
 interface ModelJobs {
-  waiting: AdmissionQueue<Entry>;
+  waiting: FairQueue<Entry>;
   holding: Set<string>;
   /** Jobs this process started, until the cache shows them holding a slot or finished. */
   starting: Set<string>;
@@ -33,8 +33,9 @@ type SlotState = 'waiting' | 'holding' | 'done';
 
 /**
  * Decides which waiting jobs may start: per model variant, at most its runtime's
- * `maxConcurrency` jobs hold a slot, and waiting jobs start oldest first. Each variant's
- * jobs are kept from the cache's events, waiting ones in admission order, so a decision
+ * `maxConcurrency` jobs hold a slot, and waiting jobs start in {@link FairQueue}'s order
+ * (accounts take turns, each one's jobs oldest first). Each variant's jobs are kept from
+ * the cache's events, waiting ones in that order, so a decision
  * looks at the jobs ahead of one (often none: a job whose place is within the free slots
  * starts), never at the whole backlog. The cache may lag behind the Pods this controller
  * just created, so starts are also remembered here until the cache shows them; only the
@@ -95,7 +96,7 @@ export class Admission {
   private model(name: string): ModelJobs {
     let m = this.models.get(name);
     if (!m) {
-      m = { waiting: new AdmissionQueue<Entry>(), holding: new Set(), starting: new Set() };
+      m = { waiting: new FairQueue<Entry>(), holding: new Set(), starting: new Set() };
       this.models.set(name, m);
     }
     return m;
@@ -127,7 +128,8 @@ export class Admission {
       const entry = before?.entry ?? { ...queuedOf(job), account: job.spec.account, model: job.spec.model };
       const state: SlotState = this.workerDone(job) ? 'done' : this.holdsSlot(job) ? 'holding' : 'waiting';
       if (state === 'waiting') {
-        m.waiting.put(entry);
+        // One this process is starting holds its turn already: it waits no more.
+        if (!m.starting.has(name)) m.waiting.put(entry);
         a.waiting.put(entry);
       } else {
         if (state === 'holding') m.holding.add(name);
@@ -137,9 +139,16 @@ export class Admission {
       }
       this.places.set(name, { model: job.spec.model, entry, state });
     }
+    this.syncTurns(m, job.spec.account, name);
     if (m.waiting.length === 0 && m.holding.size === 0 && m.starting.size === 0)
       this.models.delete(job.spec.model);
     if (a.waiting.length === 0 && a.running.size === 0) this.accounts.delete(job.spec.account);
+  }
+
+  /** A job holding a slot, or being started, counts against its account's turns at the model. */
+  private syncTurns(m: ModelJobs, account: string, name: string): void {
+    if (m.holding.has(name) || m.starting.has(name)) m.waiting.hold(account, name);
+    else m.waiting.release(account, name);
   }
 
   private holdsSlot(j: GenerationJob): boolean {
@@ -181,8 +190,11 @@ export class Admission {
     const ahead = m.waiting.position(me.entry);
     // Even if every job ahead of it were ready, a slot would be left for it.
     if (ahead < free) return true;
-    let older = 0;
-    for (let i = 0; i < ahead; i++) if (this.ready(m.waiting.all[i]!, m) && ++older >= free) return false;
+    let before = 0;
+    for (const e of m.waiting.inOrder()) {
+      if (e.name === me.entry.name) break;
+      if (this.ready(e, m) && ++before >= free) return false;
+    }
     return true;
   }
 
@@ -197,6 +209,9 @@ export class Admission {
     const m = this.model(job.spec.model);
     if (m.holding.has(name)) return;
     m.starting.add(name);
+    const place = this.places.get(name);
+    if (place?.state === 'waiting') m.waiting.remove(place.entry);
+    this.syncTurns(m, job.spec.account, name);
     this.account(job.spec.account).running.add(name);
   }
 
@@ -205,6 +220,9 @@ export class Admission {
     const name = job.metadata.name ?? '';
     const m = this.models.get(job.spec.model);
     if (!m?.starting.delete(name)) return;
+    const place = this.places.get(name);
+    if (place?.state === 'waiting') m.waiting.put(place.entry);
+    this.syncTurns(m, job.spec.account, name);
     // Still counted for its plan if the cache shows it holding a slot after all.
     if (!m.holding.has(name)) this.accounts.get(job.spec.account)?.running.delete(name);
   }
@@ -238,7 +256,7 @@ export class Admission {
       slots: maxConcurrency,
       holding: m.holding.size + m.starting.size,
       starting: m.starting.size,
-      waiting: m.waiting.all.filter((e) => this.ready(e, m)).length,
+      waiting: [...m.waiting.inOrder()].filter((e) => this.ready(e, m)).length,
     };
   }
 
@@ -248,7 +266,7 @@ export class Admission {
     if (!m) return [];
     const free = this.free(m, maxConcurrency);
     const picked: string[] = [];
-    for (const e of m.waiting.all) {
+    for (const e of m.waiting.inOrder()) {
       if (picked.length >= free) break;
       if (this.ready(e, m)) picked.push(e.name);
     }
