@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiKeyName, generateKey, hashKey } from '../accounts/keys.ts';
 import { AppError } from '../errors.ts';
+import type { Listener } from '../k8s/informer.ts';
 import type { CustomResources } from '../k8s/resources.ts';
 import type { Account, ApiKey } from '../k8s/types.ts';
 import { Authenticator } from './auth.ts';
@@ -15,6 +16,7 @@ const apiKeyFor = (key: string) =>
 /** An authenticator whose cache knows nothing yet and whose apiserver knows `stored`. */
 function authenticator(stored: ApiKey[], now: () => number) {
   let gets = 0;
+  const listeners: Listener<ApiKey>[] = [];
   const apiKeys = {
     get: async (name: string) => {
       gets++;
@@ -27,9 +29,13 @@ function authenticator(stored: ApiKey[], now: () => number) {
     cachedKey: () => undefined,
     cachedAccount: () => account,
     missLookupsPerSecond: 5,
+    keyEvents: { on: (l: Listener<ApiKey>) => void listeners.push(l) },
     now,
   });
-  return { auth, gets: () => gets };
+  const event = (type: 'add' | 'delete', key: ApiKey) => {
+    for (const l of listeners) l(type, key);
+  };
+  return { auth, gets: () => gets, event };
 }
 
 const codeOf = (p: Promise<unknown>) =>
@@ -47,9 +53,30 @@ describe('Authenticator, keys the cache has not seen', () => {
       Array.from({ length: 5 }, () => codeOf(auth.authenticate(generateKey()))),
     );
     expect(madeUp).toEqual(Array(5).fill('INVALID_API_KEY'));
-    expect(await codeOf(auth.authenticate(fresh))).toBe('UNAVAILABLE');
+    // A 429 (retryable, and no 5xx for an alert to count), not a 503 nor a 401.
+    expect(await codeOf(auth.authenticate(fresh))).toBe('RATE_LIMITED');
     expect(gets()).toBe(5);
     now += 1_000;
     expect(await codeOf(auth.authenticate(fresh))).toBe('ok');
+  });
+
+  it('refuses a key known gone (not found once, or deleted from the cache) with no look-up', async () => {
+    let now = 1_000_000;
+    const revoked = generateKey();
+    const { auth, gets, event } = authenticator([], () => now);
+    const typo = generateKey();
+    expect(await codeOf(auth.authenticate(typo))).toBe('INVALID_API_KEY');
+    expect(gets()).toBe(1);
+    // The revoked key's deletion, as the cache tells it.
+    event('delete', apiKeyFor(revoked));
+    for (let i = 0; i < 50; i++) {
+      expect(await codeOf(auth.authenticate(typo))).toBe('INVALID_API_KEY');
+      expect(await codeOf(auth.authenticate(revoked))).toBe('INVALID_API_KEY');
+    }
+    expect(gets()).toBe(1);
+    // The look-ups left are still there for a key created a moment ago.
+    now += 1_000;
+    expect(await codeOf(auth.authenticate(generateKey()))).toBe('INVALID_API_KEY');
+    expect(gets()).toBe(2);
   });
 });

@@ -1,6 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import { apiKeyName, hashKey, KEY_PATTERN, sameHash } from '../accounts/keys.ts';
 import { AppError } from '../errors.ts';
+import type { Informer } from '../k8s/informer.ts';
 import type { CustomResources } from '../k8s/resources.ts';
 import type { Account, ApiKey, Scope } from '../k8s/types.ts';
 import { knownError } from './problem.ts';
@@ -18,6 +20,8 @@ export interface AuthenticatorOptions {
   now?: () => number;
   /** Direct apiserver look-ups allowed per second for keys the cache has not seen yet. */
   missLookupsPerSecond?: number;
+  /** The ApiKey cache's events: a key deleted (revoked) is known gone without a look-up. */
+  keyEvents?: Pick<Informer<ApiKey>, 'on'>;
   /**
    * Per-account limits, applied once the caller is known (api/limits): throws the refusal
    * (429) when the request goes over one.
@@ -25,21 +29,34 @@ export interface AuthenticatorOptions {
   limit?: (principal: Principal, req: Request) => void;
 }
 
+/** Names of keys known not to exist, remembered (the most recent ones) so a refused key costs no look-up. */
+const GONE_KEYS_REMEMBERED = 10_000;
+
 /**
  * Authenticates API keys against ApiKey resources. A key is hashed once and found by
  * name in the informer cache; on a miss (a key created a moment ago) a rate-limited GET
  * to the apiserver, so a burst of random keys cannot turn into a burst of apiserver reads.
  * Revoked (deleted), disabled and expired keys stop working as soon as the cache sees it.
+ * A key's name is its hash, so one that was revoked, or that a look-up did not find, never
+ * comes to exist: it is remembered as gone and refused (401) with no look-up, however
+ * often a client that was not told sends it again.
  */
 export class Authenticator {
   private readonly opts: AuthenticatorOptions;
   private tokens: number;
   private refilledAt: number;
+  private readonly gone = new LRUCache<string, true>({ max: GONE_KEYS_REMEMBERED });
 
   constructor(options: AuthenticatorOptions) {
     this.opts = options;
     this.tokens = options.missLookupsPerSecond ?? 20;
     this.refilledAt = this.now();
+    options.keyEvents?.on((type, key) => {
+      const name = key.metadata?.name;
+      if (!name) return;
+      if (type === 'delete') this.gone.set(name, true);
+      else this.gone.delete(name);
+    });
   }
 
   private now(): number {
@@ -102,15 +119,20 @@ export class Authenticator {
     const hash = hashKey(key);
     const name = apiKeyName(hash);
     let apiKey = this.opts.cachedKey(name);
+    if (!apiKey && this.gone.has(name)) throw new AppError('INVALID_API_KEY', 'the API key is not valid');
     if (!apiKey) {
       // A key the cache has not seen may be a moment old: when look-ups are used up (by a
-      // flood of made-up keys, say), its owner is told to retry, not that it is invalid.
+      // flood of made-up keys, say), its owner is told to retry, not that it is invalid;
+      // a 429, not a 503: this api is well, it sheds look-ups of keys it does not know.
       if (!this.takeToken()) {
-        throw new AppError('UNAVAILABLE', 'the API key could not be checked right now; retry in a second', {
-          retryAfterSeconds: 1,
-        });
+        throw new AppError(
+          'RATE_LIMITED',
+          'too many look-ups of API keys this api has not seen yet; retry in a second',
+          { retryAfterSeconds: 1 },
+        );
       }
       apiKey = await this.opts.apiKeys.get(name);
+      if (!apiKey) this.gone.set(name, true);
     }
     const refused = this.refusal(apiKey, hash);
     if (!apiKey || refused) throw new AppError('INVALID_API_KEY', refused ?? 'the API key is not valid');

@@ -111,6 +111,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     accounts: r.accounts,
     cachedKey: (n) => keys.get(n),
     cachedAccount: (n) => accounts.get(n),
+    keyEvents: keys,
     now,
     limit: (principal, req) => limits.check(principal, req),
   });

@@ -1,3 +1,4 @@
+import TinyQueue from 'tinyqueue';
 import type { GenerationJob } from '../k8s/types.ts';
 import { SUBMITTED_AT_ANNOTATION } from './labels.ts';
 
@@ -189,34 +190,14 @@ export class FairQueue<T extends QueuedFor> {
   *inOrder(): Generator<T> {
     // A merge of the accounts' queues: a heap of each one's next job, by turn, then time.
     type Head = { t: Turns<T>; i: number };
-    const before = (a: Head, b: Head) => {
-      const d = a.t.holding.size + a.i - (b.t.holding.size + b.i);
-      return d !== 0 ? d < 0 : admissionOrder(a.t.waiting.all[a.i]!, b.t.waiting.all[b.i]!) < 0;
-    };
-    const heap: Head[] = [];
-    const down = (at: number) => {
-      for (;;) {
-        const l = 2 * at + 1;
-        const r = l + 1;
-        let top = at;
-        if (l < heap.length && before(heap[l]!, heap[top]!)) top = l;
-        if (r < heap.length && before(heap[r]!, heap[top]!)) top = r;
-        if (top === at) return;
-        [heap[at], heap[top]] = [heap[top]!, heap[at]!];
-        at = top;
-      }
-    };
-    for (const t of this.accounts.values()) if (t.waiting.length > 0) heap.push({ t, i: 0 });
-    for (let at = (heap.length >> 1) - 1; at >= 0; at--) down(at);
-    while (heap.length > 0) {
-      const head = heap[0]!;
+    const turn = (h: Head) => h.t.holding.size + h.i;
+    const heads = new TinyQueue<Head>(
+      [...this.accounts.values()].filter((t) => t.waiting.length > 0).map((t) => ({ t, i: 0 })),
+      (a, b) => turn(a) - turn(b) || admissionOrder(a.t.waiting.all[a.i]!, b.t.waiting.all[b.i]!),
+    );
+    for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
       yield head.t.waiting.all[head.i]!;
-      if (++head.i >= head.t.waiting.length) {
-        const last = heap.pop()!;
-        if (heap.length === 0) return;
-        heap[0] = last;
-      }
-      down(0);
+      if (++head.i < head.t.waiting.length) heads.push(head);
     }
   }
 }

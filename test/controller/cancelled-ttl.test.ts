@@ -37,6 +37,13 @@ afterAll(async () => {
 
 it('a cancelled job is refunded and its resource deleted soon after, not after the finished-job TTL', async () => {
   const key = await s.account({ name: 'acme', grantMicroCents: 1_000_000 });
+  const refunded = async (url: string) =>
+    Number(
+      /^genjobs_credits_refunded_microcents_total (\d+)/m.exec(
+        await (await fetch(`${url}/metrics`)).text(),
+      )?.[1] ?? 0,
+    );
+  const before = { api: await refunded(s.api.url), ctl: await refunded(s.controller.url) };
   const res = await s.call('/v1/jobs/submit', {
     method: 'POST',
     key,
@@ -56,4 +63,7 @@ it('a cancelled job is refunded and its resource deleted soon after, not after t
   );
   const account = await s.r.accounts.get('acme');
   expect(account?.status?.reservations ?? {}).toEqual({});
+  // The refund is counted once, by the api that wrote the cancel, whoever settled it.
+  expect((await refunded(s.api.url)) - before.api).toBe(134_000);
+  expect((await refunded(s.controller.url)) - before.ctl).toBe(0);
 });

@@ -298,7 +298,9 @@ export class JobReconciler {
         void d.ledger.run(job.spec.account, { kind: action.op, jobId, ...(lease ? { lease } : {}) }).then(
           (r) => {
             if (r.ok && action.op === 'refund' && r.amount > 0) {
-              d.metrics.creditsRefunded.inc(r.amount);
+              // A cancel's refund is counted by the api that wrote the cancel, whichever of
+              // the two settled it first (both try; the ledger applies it once).
+              if (job.status?.phase !== 'cancelled') d.metrics.creditsRefunded.inc(r.amount);
               d.log.info({ jobId, account: job.spec.account, refundedMicroCents: r.amount }, 'job refunded');
             }
           },
