@@ -68,6 +68,22 @@ describe('CreditLeases', () => {
     expect(imbalance(s.account.status)).toBe(0);
   });
 
+  it("a large job after a small one draws on the small one's unused lease too: no 402 the account could pay", async () => {
+    // The trial's figures: 4,500,000 granted, a 134,000 job, then a 3,600,000 one.
+    const s = store(4_500_000);
+    const leases = leasesOn(s);
+    const small = await leases.draw('acme', 134_000);
+    small.done('created');
+    // The small job's lease took eight of it (1,072,000): the balance alone is short.
+    expect(s.account.status?.balanceMicroCents).toBeLessThan(3_600_000);
+    const large = await leases.draw('acme', 3_600_000);
+    large.done('created');
+    expect(imbalance(s.account.status)).toBe(0);
+    // What is left is short of another large job: that one is a 402.
+    await expect(leases.draw('acme', 3_600_000)).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+    expect(imbalance(s.account.status)).toBe(0);
+  });
+
   it('a submit whose every new lease has run out on arrival is told to retry, not that it is poor', async () => {
     const s = store(100_000_000);
     // Each look at the clock is two seconds on: a lease write slower than the one-second term.

@@ -68,6 +68,7 @@ export class CreditLeases {
 
   /** Draws `cost` for a submit of `account`, taking a new lease if none has room; 402 when the balance cannot, 503 when leases keep running out first. */
   async draw(account: string, cost: number): Promise<Draw> {
+    let reclaimed = false;
     for (let attempt = 0; attempt < 10; attempt++) {
       const drawn = this.tryDraw(account, cost);
       if (drawn) return drawn;
@@ -78,7 +79,16 @@ export class CreditLeases {
       } finally {
         this.wait(account, -cost);
       }
-      if (refused !== undefined) throw insufficient(cost, refused);
+      if (refused === undefined) continue;
+      // The balance cannot pay for it, but with what this replica's own leases hold unused
+      // it could (a small job's lease, then a large job): those go back first, then one more
+      // try. A 402 is for a job the account cannot pay for, not one a lease stood in front of.
+      if (!reclaimed && refused + this.unused(account) >= cost) {
+        reclaimed = true;
+        await this.reclaim(account);
+        continue;
+      }
+      throw insufficient(cost, refused);
     }
     // Every lease it waited for was drawn by other submits first. A balance that cannot pay
     // for it any more is a 402 as above; an ample one (leases arriving spent under heavy
@@ -115,7 +125,7 @@ export class CreditLeases {
         settled = true;
         lease.inflight -= 1;
         if (outcome === 'absent') lease.drawn -= cost;
-        if (lease.retired) this.release(lease);
+        if (lease.retired) void this.release(lease);
       },
     };
   }
@@ -197,8 +207,21 @@ export class CreditLeases {
     };
     this.open.set(account, [...(this.open.get(account) ?? []), lease]);
     // An idle replica gives the remainder back at the end of the term, not at its next submit.
-    setTimeout(() => this.retire(lease), Math.max(0, until - this.now()) + 1).unref();
+    setTimeout(() => void this.retire(lease), Math.max(0, until - this.now()) + 1).unref();
     return undefined;
+  }
+
+  /** Credit this replica's open leases of the account hold and have not drawn. */
+  private unused(account: string): number {
+    let sum = 0;
+    for (const l of this.open.get(account) ?? []) if (!l.retired) sum += l.amount - l.drawn;
+    return sum;
+  }
+
+  /** Retires the account's open leases and waits for their remainders to be back on the balance. */
+  private async reclaim(account: string): Promise<void> {
+    const leases = (this.open.get(account) ?? []).filter((l) => !l.retired);
+    await Promise.all(leases.map((l) => this.retire(l)));
   }
 
   /** Takes the next lease before this one runs out, so that submits rarely wait for a lease write. */
@@ -209,31 +232,37 @@ export class CreditLeases {
   }
 
   private retireExpired(account: string, now: number): void {
-    for (const l of this.open.get(account) ?? []) if (now >= l.expiresAt) this.retire(l);
+    for (const l of this.open.get(account) ?? []) if (now >= l.expiresAt) void this.retire(l);
   }
 
-  private retire(lease: Open): void {
-    if (lease.retired) return;
+  private retire(lease: Open): Promise<void> {
+    if (lease.retired) return Promise.resolve();
     lease.retired = true;
-    this.release(lease);
+    return this.release(lease);
   }
 
-  /** Gives back what a retired lease did not pay for, once no create drawn from it is in flight. */
-  private release(lease: Open): void {
-    if (lease.inflight > 0) return;
+  /**
+   * Gives back what a retired lease did not pay for, once no create drawn from it is in
+   * flight (the last one's end calls this again); resolves when the write is done.
+   */
+  private release(lease: Open): Promise<void> {
+    if (lease.inflight > 0) return Promise.resolve();
     const list = this.open.get(lease.account) ?? [];
     const rest = list.filter((l) => l !== lease);
     if (rest.length > 0) this.open.set(lease.account, rest);
     else this.open.delete(lease.account);
-    if (lease.drawn >= lease.amount) return;
-    this.o.ledger
+    if (lease.drawn >= lease.amount) return Promise.resolve();
+    return this.o.ledger
       .run(lease.account, { kind: 'release', id: lease.id, keep: lease.drawn })
-      .catch((err) => this.o.onError?.(err));
+      .then(
+        () => undefined,
+        (err) => this.o.onError?.(err),
+      );
   }
 
   /** Retires every lease now (shutdown), so their remainders go back before the process ends. */
   retireAll(): void {
-    for (const leases of [...this.open.values()]) for (const l of leases) this.retire(l);
+    for (const leases of [...this.open.values()]) for (const l of leases) void this.retire(l);
   }
 }
 
