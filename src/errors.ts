@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'UNSUPPORTED_MEDIA_TYPE',
   'PAYLOAD_TOO_LARGE',
   'HEADERS_TOO_LARGE',
+  'REQUEST_TIMEOUT',
   'METHOD_NOT_ALLOWED',
   'IDEMPOTENCY_KEY_REUSED',
   'SIGNATURE_INVALID',
@@ -68,6 +69,8 @@ export function httpStatus(code: ErrorCode): number {
       return 404;
     case 'METHOD_NOT_ALLOWED':
       return 405;
+    case 'REQUEST_TIMEOUT':
+      return 408;
     case 'JOB_CANNOT_BE_CANCELLED':
     case 'IDEMPOTENCY_KEY_REUSED':
       return 409;
@@ -97,6 +100,7 @@ export function isRetryable(code: ErrorCode): boolean {
   return (
     code === 'PUBSUB_PUBLISH_FAILED' ||
     code === 'UNAVAILABLE' ||
+    code === 'REQUEST_TIMEOUT' ||
     code === 'CONCURRENT_JOBS_EXCEEDED' ||
     code === 'RATE_LIMITED'
   );

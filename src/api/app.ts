@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
+import { type BodyDeadlines, bodyDeadlines } from './deadline.ts';
 import { allowedMethods, openApiDocument } from './openapi.ts';
 import { problemHandler } from './problem.ts';
 import { locals, requestContext, routeOf } from './request.ts';
@@ -17,6 +18,8 @@ export interface AppOptions {
   /** Routers that must see the raw body stream (file uploads): mounted before JSON parsing. */
   rawRouters?: Array<[string, Router]>;
   routers: Router[];
+  /** How long request bodies may take (default: DEFAULT_BODY_DEADLINES). */
+  bodyDeadlines?: BodyDeadlines;
 }
 
 /**
@@ -29,6 +32,7 @@ export function createApp(o: AppOptions): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(o.log));
+  app.use(bodyDeadlines(o.bodyDeadlines));
   app.use((req, res, next) => {
     const end = o.metrics.httpDuration.startTimer();
     res.on('finish', () =>

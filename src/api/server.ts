@@ -7,6 +7,8 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { problemBody } from './problem.ts';
 
+const HEADERS_TIMEOUT_MS = 66_000;
+
 export interface RunningServer {
   server: Server;
   url: string;
@@ -20,8 +22,10 @@ export async function listen(app: Express, host: string, port: number, log: Logg
     const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 120_000;
+  // Headers within a minute (a connection that trickles them is closed); bodies have their
+  // own deadlines, by route (./deadline.ts), not one for every request.
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = 0;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(err, socket, log),
   );
@@ -56,19 +60,20 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logg
     socket.destroy();
     return;
   }
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
-    return;
-  }
   const e =
-    err.code === 'HPE_HEADER_OVERFLOW'
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? new AppError(
-          'HEADERS_TOO_LARGE',
-          `the request line and headers are over ${maxHeaderSize} bytes (a long URL counts); send long values in a JSON body`,
+          'REQUEST_TIMEOUT',
+          `the request's headers did not arrive within ${HEADERS_TIMEOUT_MS / 1000} s`,
         )
-      : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-        ? new AppError('PAYLOAD_TOO_LARGE', 'the chunk extensions of the body are too large')
-        : new AppError('MALFORMED_REQUEST', 'the request is not valid HTTP/1.1');
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? new AppError(
+            'HEADERS_TOO_LARGE',
+            `the request line and headers are over ${maxHeaderSize} bytes (a long URL counts); send long values in a JSON body`,
+          )
+        : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? new AppError('PAYLOAD_TOO_LARGE', 'the chunk extensions of the body are too large')
+          : new AppError('MALFORMED_REQUEST', 'the request is not valid HTTP/1.1');
   const requestId = randomUUID();
   log.info(
     { requestId, code: e.code, parserError: err.code },

@@ -30,6 +30,8 @@ export const EXIT = {
   refused: 4,
   /** The service could not be reached or was unavailable after retries. */
   unavailable: 5,
+  /** The account's limits (request rate, concurrent jobs) still refused it after retries: try later. */
+  throttled: 6,
   /** Interrupted (Ctrl-C) while waiting; the job goes on. */
   interrupted: 130,
 } as const;
@@ -119,7 +121,12 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<number | undefi
         const id = err.requestId ? ` (request ${err.requestId})` : '';
         console.error(`genjobs: ${err.code}: ${err.message}${id}`);
         if (err.status === 0) console.error(`genjobs: ${unreachableHint(loadSettings())}`);
-        process.exitCode = err.status === 0 || err.retryable ? EXIT.unavailable : EXIT.refused;
+        process.exitCode =
+          err.status === 429
+            ? EXIT.throttled
+            : err.status === 0 || err.retryable
+              ? EXIT.unavailable
+              : EXIT.refused;
       } else throw err;
     }
   };

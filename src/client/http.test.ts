@@ -29,7 +29,7 @@ const problem =
       .end(JSON.stringify({ status, code, retryable, requestId: 'req-1', detail: `${code} happened` }));
 
 describe('Http', () => {
-  it('retries 429 and 503 with the same Idempotency-Key, waiting what Retry-After says', async () => {
+  it('retries 429 and 503 with the same Idempotency-Key, waiting what Retry-After says, and a little more', async () => {
     const { url, seen } = await scripted([
       problem(429, 'CONCURRENT_JOBS_EXCEEDED', true, { 'retry-after': '3' }),
       problem(503, 'PUBSUB_PUBLISH_FAILED', true),
@@ -48,7 +48,9 @@ describe('Http', () => {
     expect(body.jobId).toBe('j1');
     expect(seen.map((r) => r.headers['idempotency-key'])).toEqual(['k1', 'k1', 'k1']);
     expect(seen[0]!.headers.authorization).toBe('Bearer gjk_x');
-    expect(waits[0]).toBe(3000);
+    // Retry-After's 3 s, and a jitter of up to a quarter more (at most a second).
+    expect(waits[0]).toBeGreaterThanOrEqual(3000);
+    expect(waits[0]).toBeLessThanOrEqual(3750);
   });
 
   it('throws one typed error with status, code, requestId and retryable', async () => {

@@ -50,7 +50,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /**
  * The one place the client talks HTTP: adds the key where the operation wants it, turns
  * error answers into {@link GenjobsError}, and retries retryable ones (waiting what
- * Retry-After says, else an exponential backoff with jitter). A request that is not
+ * Retry-After says, with a little jitter, else an exponential backoff with jitter). A request that is not
  * idempotent is retried only when the service answered (it refused it: nothing happened).
  */
 export class Http {
@@ -145,7 +145,12 @@ export class Http {
 
   private delay(attempt: number, err: GenjobsError): number {
     const cap = this.o.maxRetryDelayMs ?? 30_000;
-    if (err.retryAfterSeconds !== undefined) return Math.min(err.retryAfterSeconds * 1000, cap);
+    // At least what Retry-After says, and up to a quarter more (a second at most): clients
+    // throttled together do not all come back in the same instant.
+    if (err.retryAfterSeconds !== undefined) {
+      const wait = err.retryAfterSeconds * 1000;
+      return Math.min(wait + Math.random() * Math.min(1_000, wait / 4), cap);
+    }
     const base = Math.min(500 * 2 ** attempt, cap);
     return base / 2 + Math.random() * (base / 2);
   }

@@ -252,12 +252,10 @@ export class CreditLeases {
     if (rest.length > 0) this.open.set(lease.account, rest);
     else this.open.delete(lease.account);
     if (lease.drawn >= lease.amount) return Promise.resolve();
-    return this.o.ledger
-      .run(lease.account, { kind: 'release', id: lease.id, keep: lease.drawn })
-      .then(
-        () => undefined,
-        (err) => this.o.onError?.(err),
-      );
+    return this.o.ledger.run(lease.account, { kind: 'release', id: lease.id, keep: lease.drawn }).then(
+      () => undefined,
+      (err) => this.o.onError?.(err),
+    );
   }
 
   /** Retires every lease now (shutdown), so their remainders go back before the process ends. */

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -117,7 +119,7 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     expect(r.stdout).toMatch(/failed\nerror: GENERATION_FAILED/);
   });
 
-  it('usage mistakes exit 2; a refused request 4; an unreachable service 5', async () => {
+  it('usage mistakes exit 2; a refused request 4; an unreachable service 5; a throttled one 6', async () => {
     expect((await genjobs(['run', IMAGE])).code).toBe(2);
     expect((await genjobs(['run', IMAGE, '--bogus'])).code).toBe(2);
     expect((await genjobs(['run', IMAGE, '-i', 'nokey'])).code).toBe(2);
@@ -128,6 +130,20 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     expect(refused.stderr).toMatch(/INVALID_API_KEY: .*\(request \S+\)/);
     const down = await genjobs(['jobs', 'get', 'x'], { GENJOBS_URL: 'http://127.0.0.1:1' });
     expect(down.code).toBe(5);
+    // Throttled through every retry (a service that always answers 429): 6, not "unreachable".
+    const throttling = createServer((_req, res) =>
+      res
+        .writeHead(429, { 'content-type': 'application/problem+json', 'retry-after': '0' })
+        .end(JSON.stringify({ status: 429, code: 'RATE_LIMITED', retryable: true, detail: 'slow down' })),
+    );
+    await new Promise<void>((r) => throttling.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = throttling.address() as AddressInfo;
+      const throttled = await genjobs(['jobs', 'get', 'x'], { GENJOBS_URL: `http://127.0.0.1:${port}` });
+      expect([throttled.code, throttled.stderr]).toEqual([6, expect.stringContaining('RATE_LIMITED')]);
+    } finally {
+      throttling.close();
+    }
     // Says where the address came from and what to set.
     expect(down.stderr).toContain('http://127.0.0.1:1 is from GENJOBS_URL');
     const missing = await genjobs(['upload', '/nonexistent/in.png']);
