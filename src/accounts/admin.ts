@@ -84,14 +84,20 @@ export class AccountAdmin {
     );
   }
 
-  /** Adds credit: raises the account's total grant; the ledger applies the difference once. */
+  /**
+   * Adds credit: raises the account's total grant; the ledger applies the difference once.
+   * Counted from what the ledger has applied when that is more than the grant (a grant
+   * lowered by hand, which the ledger never takes back: Ready=False, GrantLowered), so the
+   * whole top-up reaches the balance, not only what passes the applied total.
+   */
   async grant(name: string, microCents: number): Promise<Account> {
     if (!Number.isSafeInteger(microCents) || microCents <= 0) {
       throw new AppError('VALIDATION_ERROR', 'a grant is a positive whole number of micro-cents');
     }
     return retryOnConflict(async () => {
       const current = await this.getAccount(name);
-      const total = current.spec.grantedMicroCents + microCents;
+      const applied = current.status?.appliedGrantMicroCents ?? 0;
+      const total = Math.max(current.spec.grantedMicroCents, applied) + microCents;
       if (total > MAX_GRANT_MICRO_CENTS) {
         throw new AppError(
           'VALIDATION_ERROR',

@@ -171,6 +171,10 @@ const int = (v: string) => {
   if (!Number.isSafeInteger(Number(v))) throw new Error(`too large: ${v}`);
   return Number(v);
 };
+const positiveInt = (v: string) => {
+  if (!/^\d+$/.test(v) || /^0+$/.test(v)) throw new Error(`not a whole number above 0: ${v}`);
+  return int(v);
+};
 
 function accountRow(a: Account): string {
   const s = a.status ?? {};
@@ -235,7 +239,7 @@ export function registerAdminCommands(program: Command): void {
     .command('grant')
     .description('add credit (raises the total grant)')
     .argument('<name>', 'the account')
-    .argument('<microcents>', 'credit to add, in micro-cents', parsed(int))
+    .argument('<microcents>', 'credit to add, in micro-cents', parsed(positiveInt))
     .addOption(outputOption())
     .action(
       run(async (name: string, amount: number, o, cmd: Command) => {

@@ -240,6 +240,39 @@ describe('the ledger on a real Account', () => {
     expect([st.balanceMicroCents, st.appliedGrantMicroCents]).toEqual([800, 800]);
     expect(st.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
   });
+
+  it('a grant after one lowered by hand adds all of it to the balance, counted from what was applied', async () => {
+    await s.admin.createAccount({ name: 'lowered', plan: 'pro', grantMicroCents: 10_000 });
+    await eventually(
+      async () => (await account('lowered')).status?.appliedGrantMicroCents === 10_000,
+      10_000,
+      'the grant applied',
+    );
+    // An operator lowers the grant by hand: the ledger never takes credit back, it says so.
+    const a = await account('lowered');
+    await s.r.accounts.update({ ...a, spec: { ...a.spec, grantedMicroCents: 4_000 } });
+    await eventually(
+      async () =>
+        (await account('lowered')).status?.conditions?.find((c) => c.type === 'Ready')?.reason ===
+        'GrantLowered',
+      10_000,
+      'Ready=False, GrantLowered',
+    );
+    const after = await s.admin.grant('lowered', 6_000);
+    expect(after.spec.grantedMicroCents).toBe(16_000);
+    await eventually(
+      async () => (await account('lowered')).status?.balanceMicroCents === 16_000,
+      10_000,
+      'the whole top-up on the balance',
+    );
+    expect((await account('lowered')).status?.appliedGrantMicroCents).toBe(16_000);
+    await eventually(
+      async () =>
+        (await account('lowered')).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
+      10_000,
+      'Ready again',
+    );
+  });
 });
 
 describe('API keys', () => {
@@ -310,8 +343,9 @@ describe('the admin CLI', () => {
         /unknown plan "gold": one of free, pro, enterprise/,
       ],
       [['accounts', 'create', 'gilded', '--grant', '-5'], /not a whole number/],
-      [['accounts', 'grant', 'operated', '-5'], /not a whole number \(0 or more\): -5/],
-      [['accounts', 'grant', 'operated', '1.5'], /not a whole number \(0 or more\): 1\.5/],
+      [['accounts', 'grant', 'operated', '-5'], /not a whole number above 0: -5/],
+      [['accounts', 'grant', 'operated', '0'], /not a whole number above 0: 0/],
+      [['accounts', 'grant', 'operated', '1.5'], /not a whole number above 0: 1\.5/],
       [['accounts', 'grant', 'operated'], /missing required argument 'microcents'/],
       [['accounts', 'create', 'gilded', '--discount-percent', '150'], /a percentage is 0 to 100/],
       [['accounts', 'grant', 'operated', '99999999999999999999'], /too large/],
