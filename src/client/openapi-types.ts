@@ -359,7 +359,10 @@ export interface components {
             createdAt: string;
             completedAt: string | null;
             model: string;
+            /** @description What the job was priced at when submitted; a failed or cancelled job was not charged it (refundedMicroCents) */
             costMicroCents: number;
+            /** @description Failed and cancelled jobs only: the credit given back, their whole cost. An addition clients may ignore */
+            refundedMicroCents?: number;
             /** @description Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore */
             queuePosition?: number;
             /**

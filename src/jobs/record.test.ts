@@ -32,10 +32,15 @@ describe('the record of a finished job, as the archive stores its text', () => {
         completedAt: '2026-01-01T00:00:31Z',
         error: { code: 'GENERATION_FAILED', message: 'the worker exited with code 1' },
       }),
-      '{"jobId":"j1","status":"failed","progress":0,"output":null,"outputs":null,"error":{"code":"GENERATION_FAILED","message":"the worker exited with code 1","retryable":false},"createdAt":"2026-01-01T00:00:00Z","completedAt":"2026-01-01T00:00:31Z","model":"p/m/text-to-image","costMicroCents":134000}',
+      '{"jobId":"j1","status":"failed","progress":0,"output":null,"outputs":null,"error":{"code":"GENERATION_FAILED","message":"the worker exited with code 1","retryable":false},"createdAt":"2026-01-01T00:00:00Z","completedAt":"2026-01-01T00:00:31Z","model":"p/m/text-to-image","costMicroCents":134000,"refundedMicroCents":134000}',
+    ],
+    [
+      'cancelled',
+      finished({ phase: 'cancelled', completedAt: '2026-01-01T00:00:05Z', refundedMicroCents: 134000 }),
+      '{"jobId":"j1","status":"cancelled","progress":0,"output":null,"outputs":null,"error":null,"createdAt":"2026-01-01T00:00:00Z","completedAt":"2026-01-01T00:00:05Z","model":"p/m/text-to-image","costMicroCents":134000,"refundedMicroCents":134000}',
     ],
   ])('%s: version %#', (_name, job, text) => {
-    expect(RECORD_VERSION).toBe(1);
+    expect(RECORD_VERSION).toBe(2);
     expect(JSON.stringify(jobRecord(job))).toBe(text);
   });
 });

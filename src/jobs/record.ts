@@ -15,6 +15,8 @@ export interface JobRecord {
   /** Not in the spec's table; every client wants to know what a job was. */
   model: string;
   costMicroCents: number;
+  /** A failed or cancelled job's: the credit given back (its whole cost). Not in the spec's table. */
+  refundedMicroCents?: number;
   /**
    * Additions the api makes for a job still to finish (clients may ignore them): how many
    * jobs wait ahead of a pending one for its variant's slots, and when it should complete.
@@ -30,7 +32,7 @@ export interface JobRecord {
  * another version are then built from their resource again, never served stale.
  * record.test.ts holds the text of this version's records.
  */
-export const RECORD_VERSION = 1;
+export const RECORD_VERSION = 2;
 
 /** The phase of a job; a job the controller has not looked at yet is pending. */
 export function phaseOf(job: GenerationJob): JobPhase {
@@ -59,6 +61,9 @@ export function jobRecord(job: GenerationJob): JobRecord {
       phase === 'completed' || phase === 'failed' || phase === 'cancelled' ? (s.completedAt ?? null) : null,
     model: job.spec.model,
     costMicroCents: job.spec.costMicroCents,
+    ...(phase === 'failed' || phase === 'cancelled'
+      ? { refundedMicroCents: s.refundedMicroCents ?? job.spec.costMicroCents }
+      : {}),
   };
 }
 

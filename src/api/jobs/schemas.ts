@@ -110,7 +110,21 @@ export const JobRecord = z.object({
   createdAt: z.iso.datetime(),
   completedAt: z.iso.datetime().nullable(),
   model: z.string(),
-  costMicroCents: z.number().int().nonnegative(),
+  costMicroCents: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe(
+      'What the job was priced at when submitted; a failed or cancelled job was not charged it (refundedMicroCents)',
+    ),
+  refundedMicroCents: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      'Failed and cancelled jobs only: the credit given back, their whole cost. An addition clients may ignore',
+    ),
   queuePosition: z
     .number()
     .int()
