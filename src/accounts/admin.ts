@@ -4,6 +4,7 @@ import { retryOnConflict } from '../k8s/cas.ts';
 import { isAlreadyExists, statusCode } from '../k8s/errors.ts';
 import type { Resources } from '../k8s/resources.ts';
 import { type Account, API_VERSION, type ApiKey, SCOPES, type Scope } from '../k8s/types.ts';
+import { MAX_GRANT_MICRO_CENTS } from '../ledger/limits.ts';
 import { apiKeyName, displayPrefix, generateKey, hashKey } from './keys.ts';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -18,7 +19,6 @@ export interface NewAccount {
 }
 
 /** The most an account's total grant may be (the Account CRD's bound on grantedMicroCents). */
-export const MAX_GRANT_MICRO_CENTS = 1_000_000_000_000_000;
 const MAX_GRANT_IN_WORDS = `${MAX_GRANT_MICRO_CENTS} micro-cents ($1,000,000,000; a micro-cent is a millionth of a dollar)`;
 
 /** Administrative operations on Accounts and ApiKeys, shared by the CLI and dev mode. */

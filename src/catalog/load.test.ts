@@ -123,6 +123,11 @@ describe('buildCatalog: the document schema', () => {
       /pricing\.perSecond: unit per_second needs perSecond/,
     ],
     [
+      'a base price past the most an account can hold',
+      withVariant(aVariant({ pricing: { baseCredits: 4_000_000_000_000_001, unit: 'per_generation' } })),
+      /baseCredits: at most 1000000000000000, the most an account can hold/,
+    ],
+    [
       'a multiplier that is not a decimal',
       withVariant(
         aVariant({

@@ -213,3 +213,36 @@ describe('price: inputs it cannot price', () => {
     expect(error).toMatchObject({ code: 'INVALID_INPUT', errors: [{ pointer }] });
   });
 });
+
+describe('price: a job no account could pay for', () => {
+  it('is INVALID_INPUT at the field that took it past the most an account holds, never a RangeError', () => {
+    const costly: PricedVariant = {
+      slug: 'p/m/v',
+      inputSchema: {
+        type: 'object',
+        properties: { n: { type: 'integer', default: 1 }, seconds: { type: 'integer', default: 1 } },
+      },
+      pricing: {
+        baseCredits: 400_000_000_000_000,
+        unit: 'per_second',
+        perSecond: { field: 'seconds' },
+        multipliers: { n: { '1': '1', '7': '7' } },
+      },
+    } as unknown as PricedVariant;
+    expect(price(costly, {}).estimatedCostMicroCents).toBe(400_000_000_000_000);
+    const refusal = (input: Record<string, unknown>) => {
+      try {
+        price(costly, input);
+      } catch (e) {
+        return e;
+      }
+    };
+    // 4e14 × 3 s is past 1e15; 4e14 × 7 (2.8e15) too; 4e14 × 7 × 10,000,000 s past 2^53.
+    expect(refusal({ seconds: 3 })).toMatchObject({
+      code: 'INVALID_INPUT',
+      errors: [{ pointer: '/input/seconds' }],
+    });
+    expect(refusal({ n: 7 })).toMatchObject({ code: 'INVALID_INPUT', errors: [{ pointer: '/input/n' }] });
+    expect(refusal({ n: 7, seconds: 10_000_000 })).toBeInstanceOf(AppError);
+  });
+});

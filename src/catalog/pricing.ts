@@ -6,8 +6,10 @@
  * computed as an exact fraction and rounded half up once; the account discount is applied
  * to that exact amount and rounded half up once more (never to an already-rounded figure).
  */
+
 import { AppError } from '../errors.ts';
 import type { Discount } from '../k8s/types.ts';
+import { MAX_GRANT_MICRO_CENTS } from '../ledger/limits.ts';
 import type { Variant } from './catalog.ts';
 import { multiply, parseDecimal, type Ratio, roundHalfUp, toSafeNumber } from './decimal.ts';
 import { inputPointer } from './input.ts';
@@ -57,7 +59,7 @@ export function price(
     }
     exact = multiply(exact, seconds);
   }
-  let running = roundHalfUp(exact);
+  let running = payable(roundHalfUp(exact), pricing.perSecond?.field);
   const breakdown: CostComponent[] = [{ component: 'base', costMicroCents: toSafeNumber(running) }];
   for (const [field, table] of Object.entries(pricing.multipliers)) {
     const value = fieldValue(variant, input, field);
@@ -71,7 +73,7 @@ export function price(
       );
     }
     exact = multiply(exact, factor);
-    const next = roundHalfUp(exact);
+    const next = payable(roundHalfUp(exact), field);
     breakdown.push({ component: `${field}=${key}`, costMicroCents: toSafeNumber(next - running) });
     running = next;
   }
@@ -124,6 +126,17 @@ function discountPercentage(discount?: Discount): Ratio | undefined {
 /** (100 − p) / 100 */
 function remainder(percentage: Ratio): Ratio {
   return { num: 100n * percentage.den - percentage.num, den: 100n * percentage.den };
+}
+
+/**
+ * An amount no account could pay (past the most one may hold) is the input's fault, a 422
+ * naming the field that took it there, never an arithmetic error (a 500).
+ */
+function payable(amount: bigint, field: string | undefined): bigint {
+  if (amount <= BigInt(MAX_GRANT_MICRO_CENTS)) return amount;
+  const message = `prices the job at ${amount} micro-cents, more than an account can hold (${MAX_GRANT_MICRO_CENTS})`;
+  if (field === undefined) throw new AppError('INVALID_INPUT', `the model's base price ${message}`);
+  throw invalid(field, message);
 }
 
 function invalid(field: string, message: string): AppError {

@@ -2,7 +2,9 @@
  * The parts of a catalog model that differ per capability: input schema, pricing and
  * runtime. schema.ts assembles them into the whole document.
  */
+
 import { z } from 'zod';
+import { MAX_GRANT_MICRO_CENTS } from '../ledger/limits.ts';
 import { parseDecimal } from './decimal.ts';
 
 /**
@@ -50,7 +52,11 @@ const factorSchema = z
  */
 export const pricingSchema = strict({
   /** Micro-cents per generation, or per second when `unit` is `per_second`. */
-  baseCredits: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  baseCredits: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(MAX_GRANT_MICRO_CENTS, `at most ${MAX_GRANT_MICRO_CENTS}, the most an account can hold`),
   unit: z.enum(['per_generation', 'per_second']),
   /** Which input field holds the seconds to multiply by; required with `per_second`. */
   perSecond: strict({ field: z.string().min(1) }).optional(),
