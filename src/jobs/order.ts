@@ -70,10 +70,6 @@ export class AdmissionQueue<T extends Queued> {
     const at = this.position(q);
     if (this.items[at]?.name === q.name) this.items.splice(at, 1);
   }
-
-  has(q: Queued): boolean {
-    return this.items[this.position(q)]?.name === q.name;
-  }
 }
 
 /** A waiting job and the account whose turn it waits for. */
@@ -138,10 +134,6 @@ export class FairQueue<T extends QueuedFor> {
     t.waiting.remove(item);
     this.count -= before - t.waiting.length;
     this.tidy(item.account, t);
-  }
-
-  has(item: QueuedFor): boolean {
-    return this.accounts.get(item.account)?.waiting.has(item) ?? false;
   }
 
   /** The job holds a slot of the variant (or is being started): it counts against its account's turns. */
