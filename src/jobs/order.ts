@@ -167,13 +167,12 @@ export class FairQueue<T extends QueuedFor> {
   }
 
   /**
-   * Whether a queued `item` starts ahead of a job of a later turn than its own: it overtook
-   * some of another account's backlog, not just jobs of its own turn.
+   * Whether `item` (queued, or to be) starts ahead of a job of a later turn than its own: it
+   * overtakes some of another account's backlog, not just jobs of its own turn.
    */
   overtakes(item: QueuedFor): boolean {
     const own = this.accounts.get(item.account);
-    if (!own) return false;
-    const turn = own.holding.size + own.waiting.position(item);
+    const turn = (own?.holding.size ?? 0) + (own?.waiting.position(item) ?? 0);
     for (const t of this.accounts.values()) if (t.holding.size + t.waiting.length - 1 > turn) return true;
     return false;
   }

@@ -309,7 +309,11 @@ describe('QueueView', () => {
     q.queueFields(of('heavy', aJob('h1', 1))); // a reader plays the queue
     // Before the cache shows it (the submit's answer), and after.
     const light = of('light', aJob('l1', 10));
-    expect(q.queueFields(light).queuePosition).toBe(0);
+    // One slot: after the running job (240 s), then its own 240 s; not after the backlog.
+    expect(q.queueFields(light)).toEqual({
+      queuePosition: 0,
+      estimatedCompletionTime: new Date(T0 + 480_000).toISOString(),
+    });
     cache.set(light);
     const fields = q.queueFields(light);
     expect(fields.queuePosition).toBe(0);

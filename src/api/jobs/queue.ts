@@ -263,11 +263,22 @@ export class QueueView {
         ...(eta !== undefined ? { estimatedCompletionTime: new Date(eta).toISOString() } : {}),
       };
     }
-    // Not in the cache yet (just submitted): it queues behind every waiting job.
-    const queuePosition = q.waiting.position({ ...queuedOf(job), account: job.spec.account });
-    if (snap.paused) return { queuePosition };
+    // Not in the cache yet (just submitted): its place by its account's turn, and the next
+    // free slot of the play, as if it were the last one, unless it overtakes another
+    // account's backlog: then the play is made with it in its place (see enter()).
     const variant = this.variant(model);
-    const run = this.runSecondsOf(model, variant, workOf(job, variant)) * 1000;
+    const entry: Waiting = { ...queuedOf(job), account: job.spec.account, work: workOf(job, variant) };
+    const queuePosition = q.waiting.position(entry);
+    if (snap.paused) return { queuePosition };
+    if (q.waiting.overtakes(entry)) {
+      q.waiting.put(entry);
+      q.snapshot = undefined;
+      const at = this.snapshot(model, q).eta.get(name);
+      q.waiting.remove(entry);
+      q.snapshot = undefined;
+      if (at !== undefined) return { queuePosition, estimatedCompletionTime: new Date(at).toISOString() };
+    }
+    const run = this.runSecondsOf(model, variant, entry.work) * 1000;
     return {
       queuePosition,
       estimatedCompletionTime: new Date(snap.slots.next(this.now()) + run).toISOString(),
