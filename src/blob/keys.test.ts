@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidKey, isValidPrefix, jobOutputKey, jobPrefix, uploadKey } from './keys.ts';
+import { isValidKey, isValidPrefix, jobOutputKey, jobPrefix, uploadFolder, uploadKey } from './keys.ts';
 
 describe('object keys', () => {
   it.each([
@@ -38,7 +38,10 @@ describe('object keys', () => {
   });
 
   it('builds keys only from valid parts', () => {
-    expect(uploadKey('acme', 'f-1')).toBe('uploads/acme/f-1');
+    expect(uploadKey('acme', 'f-1')).toBe(`uploads/${uploadFolder('acme')}/f-1`);
+    // A digest of the name, not the name: one folder per account, telling no one whose.
+    expect(uploadFolder('acme')).toMatch(/^[0-9a-f]{24}$/);
+    expect(uploadFolder('acme')).not.toBe(uploadFolder('globex'));
     expect(jobPrefix('j1')).toBe('jobs/j1/');
     expect(jobOutputKey('j1', 'output-0.png')).toBe('jobs/j1/output-0.png');
     expect(() => uploadKey('acme', '../../etc/passwd')).toThrow(/invalid object key/);

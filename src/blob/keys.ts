@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
 
 // One path segment: lowercase letters, digits, '.', '_' and '-', starting and ending with a
@@ -38,9 +39,17 @@ export function isServiceKey(key: string): boolean {
   return isValidKey(key) && (key.startsWith('uploads/') || key.startsWith('jobs/'));
 }
 
-/** Key of an uploaded file: `uploads/<account>/<fileId>`. The user's filename is never part of it. */
+/**
+ * The folder of an account's uploads: a digest of its name, not the name. A file's URL is
+ * public (handed to browsers, put in job inputs), and must not tell whose file it is.
+ */
+export function uploadFolder(account: string): string {
+  return createHash('sha256').update(`genjobs uploads of ${account}`).digest('hex').slice(0, 24);
+}
+
+/** Key of an uploaded file: `uploads/<uploadFolder(account)>/<fileId>`. The user's filename is never part of it. */
 export function uploadKey(account: string, fileId: string): string {
-  const key = `uploads/${account}/${fileId}`;
+  const key = `uploads/${uploadFolder(account)}/${fileId}`;
   assertValidKey(key);
   return key;
 }

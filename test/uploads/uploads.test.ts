@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uploadFolder, uploadKey } from '../../src/blob/keys.ts';
 import { BlobSigner } from '../../src/blob/signing.ts';
 import type { RunningController } from '../../src/controller/main.ts';
 import { eventually } from '../support/cluster.ts';
@@ -145,7 +146,7 @@ describe('presign, upload, read', () => {
       const u = await svc.r.uploads.get(data.fileId);
       return u?.status?.size === bytes.length && u;
     });
-    expect(cr.spec).toMatchObject({ account: 'acme', objectKey: `uploads/acme/${data.fileId}` });
+    expect(cr.spec).toMatchObject({ account: 'acme', objectKey: uploadKey('acme', data.fileId) });
   });
 
   it.each([
@@ -160,9 +161,13 @@ describe('presign, upload, read', () => {
     expect((await presigned('f.bin', contentType)).maxSize).toBe(maxSize);
   });
 
-  it('keeps a path-like filename as metadata only: the object key is the account and the fileId', async () => {
+  it("keeps a path-like filename as metadata only: the object key is the account's folder and the fileId", async () => {
     const data = await presigned('../../etc/passwd', 'image/png');
-    expect(new URL(data.fileUrl).pathname).toBe(`/files/uploads/acme/${data.fileId}`);
+    // The folder is a digest of the account's name: a public URL does not say whose file it is.
+    expect(new URL(data.fileUrl).pathname).toMatch(
+      new RegExp(`^/files/uploads/[0-9a-f]{24}/${data.fileId}$`),
+    );
+    expect(data.fileUrl).not.toContain('acme');
     expect((await put(data.uploadUrl, Buffer.from('x'))).status).toBe(200);
     const record = await (await call(`/v1/uploads/${data.fileId}`, { key })).json();
     expect(record.data.filename).toBe('../../etc/passwd');
@@ -244,7 +249,7 @@ describe('upload errors', () => {
     });
     expect(chunked.status).toBe(413);
     expect((await fetch(local(data.fileUrl))).status).toBe(404);
-    expect(await svc.api.blob.store.stat(`uploads/acme/${data.fileId}`)).toBeUndefined();
+    expect(await svc.api.blob.store.stat(uploadKey('acme', data.fileId))).toBeUndefined();
     // Exactly maxSize is fine.
     expect((await put(data.uploadUrl, big.subarray(0, IMAGE_MAX))).status).toBe(200);
   });
@@ -262,7 +267,11 @@ describe('upload errors', () => {
       'a later expiry',
       (u: URL) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 60)),
     ],
-    ['another account in the path', (u: URL) => (u.pathname = u.pathname.replace('/acme/', '/globex/'))],
+    [
+      "another account's folder in the path",
+      (u: URL) =>
+        (u.pathname = u.pathname.replace(`/${uploadFolder('acme')}/`, `/${uploadFolder('globex')}/`)),
+    ],
     ['no signature', (u: URL) => u.searchParams.delete('signature')],
   ])('a PUT with %s is a 403 and stores nothing', async (_, tamper) => {
     const data = await presigned();
@@ -280,7 +289,7 @@ describe('upload errors', () => {
     const data = await presigned();
     // The same URL as the api would sign, made with its secret 16 minutes ago.
     const signer = new BlobSigner({ secrets: [svc.config.GENJOBS_BLOB_SECRET!], now: Date.now });
-    const key = `uploads/acme/${data.fileId}`;
+    const key = uploadKey('acme', data.fileId);
     const query = signer.signPut(key, {
       contentType: 'image/png',
       maxSize: IMAGE_MAX,
@@ -308,7 +317,7 @@ describe('upload errors', () => {
 
   it('a file larger than maxSize that got stored anyway (as S3 allows) is deleted, with a Warning', async () => {
     const data = await presigned();
-    const key = `uploads/acme/${data.fileId}`;
+    const key = uploadKey('acme', data.fileId);
     // Straight into the store, past the PUT route's limit: what an S3 presigned PUT permits.
     await svc.api.blob.store.putStream(key, Readable.from([Buffer.alloc(IMAGE_MAX + 10)]), 'image/png');
     // The controller may already be looking (a reconcile of the new Upload); the next

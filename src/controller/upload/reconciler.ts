@@ -1,4 +1,4 @@
-import { isValidKey } from '../../blob/keys.ts';
+import { isValidKey, uploadFolder } from '../../blob/keys.ts';
 import type { BlobStore } from '../../blob/store.ts';
 import { isConflict } from '../../k8s/errors.ts';
 import type { EventRecorder } from '../../k8s/events.ts';
@@ -21,7 +21,7 @@ export interface UploadReconcilerDeps {
 
 /**
  * The work-queue key of an Upload: `<account>/<fileId>`. The account is part of it so that
- * an Upload deleted by hand still names its file (`uploads/<account>/<fileId>`), which the
+ * an Upload deleted by hand still names its file (`uploads/<folder of account>/<fileId>`), which the
  * reconciler then removes: no Upload, no file.
  */
 export function uploadQueueKey(upload: Upload): string {
@@ -44,9 +44,10 @@ export class UploadReconciler {
     const [account = '', name = ''] = key.split('/', 2);
     const upload = d.uploadCache.get(name);
     if (!upload || upload.spec.account !== account) {
-      // The key of an Upload that is gone; its file (the api's layout, see blob/keys.ts) goes too.
-      const objectKey = `uploads/${account}/${name}`;
-      if (isValidKey(objectKey)) await d.blob.delete(objectKey);
+      // The key of an Upload that is gone; its file (the api's layout, see blob/keys.ts) goes
+      // too, in either layout: by its account's folder, or (made before those) by its name.
+      for (const objectKey of [`uploads/${uploadFolder(account)}/${name}`, `uploads/${account}/${name}`])
+        if (isValidKey(objectKey)) await d.blob.delete(objectKey);
       return undefined;
     }
     const now = d.now();

@@ -62,7 +62,7 @@ async function loadInputImage(ctx: RunContext, url: string, file: string): Promi
   }
 }
 
-/** What a 404 of one of the service's upload URLs (`…/uploads/<account>/<fileId>`) means to the client. */
+/** What a 404 of one of the service's upload URLs (`…/uploads/<account folder>/<fileId>`) means to the client. */
 function missingUpload(url: string, error: DownloadError): string {
   const upload =
     error.status === 404 && URL.canParse(url) && /\/uploads\/[^/]+\/[^/]+$/.test(new URL(url).pathname);
