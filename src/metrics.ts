@@ -29,6 +29,12 @@ export function createMetrics(registry = new Registry(), options: { processMetri
       labelNames: ['model', 'phase'],
       registers: r,
     }),
+    jobsFailed: new Counter({
+      name: 'genjobs_jobs_failed_total',
+      help: 'Failed jobs by error code (GENERATION_FAILED: the model; the others: the service or its inputs, see the README)',
+      labelNames: ['model', 'code'],
+      registers: r,
+    }),
     jobTransitions: new Counter({
       name: 'genjobs_job_transitions_total',
       help: 'Job phase transitions written by the controller',

@@ -1,3 +1,4 @@
+import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import { apiKeyName, generateKey, hashKey } from '../accounts/keys.ts';
 import { AppError } from '../errors.ts';
@@ -74,6 +75,21 @@ describe('Authenticator, keys the cache has not seen', () => {
       expect(await codeOf(auth.authenticate(revoked))).toBe('INVALID_API_KEY');
     }
     expect(gets()).toBe(1);
+    // The refusal's log line says whose the revoked key was (the typo's: nobody's).
+    const logged = async (key: string) => {
+      const res = { locals: {} } as unknown as Response;
+      const req = { get: (h: string) => (h === 'authorization' ? `Bearer ${key}` : undefined) } as Request;
+      await expect(auth.require(undefined)(req, res, () => {})).rejects.toMatchObject({
+        code: 'INVALID_API_KEY',
+      });
+      return res.locals as { apiKey?: string; keyAccount?: string };
+    };
+    expect(await logged(revoked)).toEqual({
+      apiKey: apiKeyName(hashKey(revoked)),
+      keyAccount: 'acme',
+      credentialSource: 'bearer',
+    });
+    expect((await logged(typo)).keyAccount).toBeUndefined();
     // The look-ups left are still there for a key created a moment ago.
     now += 1_000;
     expect(await codeOf(auth.authenticate(generateKey()))).toBe('INVALID_API_KEY');

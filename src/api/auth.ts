@@ -45,7 +45,8 @@ export class Authenticator {
   private readonly opts: AuthenticatorOptions;
   private tokens: number;
   private refilledAt: number;
-  private readonly gone = new LRUCache<string, true>({ max: GONE_KEYS_REMEMBERED });
+  /** Keys known gone, by name: the account a revoked key was of ('' when not known). */
+  private readonly gone = new LRUCache<string, string>({ max: GONE_KEYS_REMEMBERED });
 
   constructor(options: AuthenticatorOptions) {
     this.opts = options;
@@ -54,7 +55,7 @@ export class Authenticator {
     options.keyEvents?.on((type, key) => {
       const name = key.metadata?.name;
       if (!name) return;
-      if (type === 'delete') this.gone.set(name, true);
+      if (type === 'delete') this.gone.set(name, key.spec?.account ?? '');
       else this.gone.delete(name);
     });
   }
@@ -77,8 +78,13 @@ export class Authenticator {
       try {
         principal = await this.authenticate(key);
       } catch (err) {
-        // The log line names the key refused (its resource, from the hash: never the key).
-        if (KEY_PATTERN.test(key)) locals(res).apiKey = apiKeyName(hashKey(key));
+        // The log line names the key refused (its resource, from the hash: never the key)
+        // and, for a revoked one, whose it was: which tenant still calls with it.
+        if (KEY_PATTERN.test(key)) {
+          const name = apiKeyName(hashKey(key));
+          locals(res).apiKey = name;
+          locals(res).keyAccount = this.gone.get(name) || undefined;
+        }
         throw err;
       }
       locals(res).principal = principal;
@@ -132,7 +138,7 @@ export class Authenticator {
         );
       }
       apiKey = await this.opts.apiKeys.get(name);
-      if (!apiKey) this.gone.set(name, true);
+      if (!apiKey) this.gone.set(name, '');
     }
     const refused = this.refusal(apiKey, hash);
     if (!apiKey || refused) throw new AppError('INVALID_API_KEY', refused ?? 'the API key is not valid');

@@ -40,6 +40,8 @@ export interface Locals {
    */
   code?: string;
   apiKey?: string;
+  /** The account of a refused key, when known (a revoked key's: the cache saw it before). */
+  keyAccount?: string;
 }
 
 export function locals(res: Response): Locals {
@@ -79,7 +81,7 @@ export function requestContext(log: Logger) {
           route: routeOf(req, res),
           status: res.statusCode,
           ms: Math.round(ms * 10) / 10,
-          account: l.principal?.account.metadata.name,
+          account: l.principal?.account.metadata.name ?? l.keyAccount,
           jobId: l.jobId,
           code: l.code,
           apiKey: l.apiKey,

@@ -62,6 +62,14 @@ it('after jobs finish, a scrape shows submits, transitions and money moved by th
   expect(delta('ctl', 'genjobs_job_transitions_total', 'to="failed"')).toBe(1);
   expect(delta('ctl', 'genjobs_jobs_finished_total', `model="${model}",phase="completed"`)).toBe(2);
   expect(delta('ctl', 'genjobs_credits_refunded_microcents_total')).toBe(134_000);
+  // Which failures: the model's, or the service's (a code each).
+  expect(
+    delta(
+      'ctl',
+      'genjobs_jobs_failed_total',
+      'model="genjobs/reference-image/edit-image",code="GENERATION_FAILED"',
+    ),
+  ).toBe(1);
   expect(sample(after.ctl, 'genjobs_controller_leader')).toBe(1);
   // Each process reports the catalog it loaded (the controller's stayed 0).
   expect(sample(after.ctl, 'genjobs_catalog_models')).toBe(sample(after.api, 'genjobs_catalog_models'));

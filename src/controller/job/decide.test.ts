@@ -361,6 +361,50 @@ describe('decide', () => {
     expect(last.status).toMatchObject({ phase: 'failed', error: { code: 'INFRASTRUCTURE_LOST' } });
   });
 
+  it("names a retry's Pod in Started once it runs, not the lost attempt's", () => {
+    const retried = aJob()
+      .processing()
+      .status({
+        attempts: 2,
+        podName: 'gj-j1-2',
+        conditions: [
+          {
+            type: 'Started',
+            status: 'True',
+            reason: 'PodRunning',
+            message: 'worker Pod gj-j1-1 is running',
+            lastTransitionTime: new Date(T0).toISOString(),
+          },
+        ],
+      })
+      .build();
+    const running = run(retried, { pod: pod({ name: 'gj-j1-2', phase: 'Running', startedAt: T0 + 5_000 }) });
+    expect(running.status?.conditions?.find((c) => c.type === 'Started')?.message).toBe(
+      'worker Pod gj-j1-2 is running',
+    );
+    // Said once: the next look writes nothing.
+    const again = { ...retried, status: running.status };
+    expect(
+      run(again, { pod: pod({ name: 'gj-j1-2', phase: 'Running', startedAt: T0 + 5_000 }) }).status,
+    ).toBeUndefined();
+    // Straight to its end unseen running: the end's write names it.
+    const done = run(retried, {
+      pod: pod({ name: 'gj-j1-2', phase: 'Succeeded', terminated: { exitCode: 0, message: ok() } }),
+    });
+    expect(done.status?.conditions?.find((c) => c.type === 'Started')?.message).toBe(
+      'worker Pod gj-j1-2 ran',
+    );
+  });
+
+  it('says a job of a paused model waits for the pause, not for capacity', () => {
+    const d = run(aJob().build(), { admitted: false, runtime: { timeoutSeconds: 600, maxConcurrency: 0 } });
+    expect(d.status?.conditions?.[0]).toMatchObject({
+      type: 'Admitted',
+      status: 'False',
+      reason: 'ModelPaused',
+    });
+  });
+
   it('treats a worker interrupted by SIGTERM like a lost Pod', () => {
     const d = run(aJob().processing().build(), {
       pod: pod({ phase: 'Failed', terminated: { exitCode: 1, message: fail('INTERRUPTED') } }),

@@ -62,7 +62,7 @@ export interface DecideInput {
   /** The Pod of the current attempt, if it exists. */
   pod?: PodView;
   /** The variant's runtime, or undefined when the model left the catalog. */
-  runtime?: { timeoutSeconds: number };
+  runtime?: { timeoutSeconds: number; maxConcurrency?: number };
   /** Whether capacity allows starting this job now (only asked for a waiting job). */
   admitted: boolean;
   /** Whether the account still holds a reservation for the job. */
@@ -141,8 +141,9 @@ export function decide(input: DecideInput): Decision {
     if (error) s.error = error;
     if (to !== 'completed') s.refundedMicroCents = job.spec.costMicroCents;
     // The worker Pod ran: said with this write, since its start has no write of its own
-    // (the admitting write came before the Pod existed). The time is the Pod's own.
-    if (pod && ran(pod) && !s.conditions?.some((c) => c.type === 'Started')) {
+    // (the admitting write came before the Pod existed). The time is the Pod's own. A retry's
+    // Pod replaces the lost attempt's in it.
+    if (pod && ran(pod) && !startedNames(s, pod.name)) {
       s.conditions = setCondition(
         s.conditions,
         {
@@ -229,7 +230,14 @@ export function decide(input: DecideInput): Decision {
         });
       }
       if (!input.admitted) {
-        cond('Admitted', 'False', 'WaitingForCapacity', 'waiting for a free slot of the model');
+        if (input.runtime?.maxConcurrency === 0)
+          cond(
+            'Admitted',
+            'False',
+            'ModelPaused',
+            'the model is paused (its runtime has maxConcurrency 0): the job waits until it has slots again',
+          );
+        else cond('Admitted', 'False', 'WaitingForCapacity', 'waiting for a free slot of the model');
         return { ...result(job, s, actions), requeueAfterMs: created + settings.queueTimeoutMs - now + 1 };
       }
       // Admitted: its first Pod is made, with no write. The job stays pending (spec 3.1: it
@@ -282,8 +290,10 @@ export function decide(input: DecideInput): Decision {
         s.phase = 'processing';
         s.progress = 50;
         s.startedAt ??= new Date(runningSince(pod, now)).toISOString();
-        cond('Started', 'True', 'PodRunning', `worker Pod ${pod.name} is running`);
       }
+      // Said once per Pod: a retry's Pod (the job is processing already) is named too.
+      if (phase === 'pending' || !startedNames(s, pod.name))
+        cond('Started', 'True', 'PodRunning', `worker Pod ${pod.name} is running`);
       const started = pod.startedAt ?? (Date.parse(s.startedAt ?? '') || now);
       const deadline = started + (input.runtime?.timeoutSeconds ?? 3600) * 1000 + DEADLINE_GRACE_MS;
       if (now > deadline)
@@ -380,6 +390,13 @@ export function decide(input: DecideInput): Decision {
       requeueAfterMs: settings.retryBaseMs * 2 ** Math.max(0, tried - 1),
     };
   }
+}
+
+/** Whether the Started condition names this Pod (not a lost attempt's). */
+function startedNames(s: GenerationJobStatus, podName: string): boolean {
+  return (
+    s.conditions?.some((c) => c.type === 'Started' && (c.message ?? '').includes(`Pod ${podName} `)) ?? false
+  );
 }
 
 /** Whether the Pod has stopped for good: nothing runs in it any more. */

@@ -313,6 +313,19 @@ export class JobReconciler {
         await d.jobs.delete(jobId, { uid: job.metadata.uid });
         return;
       case 'event':
+        // What an operator must look at is in the log too, with the job's ids, not only in
+        // an Event (which kubectl shows for an hour): a lost Pod, a refused output, a failure.
+        if (action.type === 'Warning')
+          d.log.warn(
+            {
+              jobId,
+              account: job.spec.account,
+              model: job.spec.model,
+              reason: action.reason,
+              detail: action.message,
+            },
+            'job warning',
+          );
         void d.events.record(
           { apiVersion: API_VERSION, kind: 'GenerationJob', name: jobId, uid: job.metadata.uid },
           action.type,
@@ -353,6 +366,7 @@ export class JobReconciler {
     if (to === 'processing') d.metrics.queueWait.observe({ model }, (now - created) / 1000);
     if (to === 'completed' || to === 'failed' || to === 'cancelled') {
       d.metrics.jobsFinished.inc({ model, phase: to });
+      if (to === 'failed') d.metrics.jobsFailed.inc({ model, code: status.error?.code ?? 'UNKNOWN' });
       const started = Date.parse(job.status?.startedAt ?? '');
       if (started) d.metrics.runTime.observe({ model, phase: to }, (now - started) / 1000);
       // Its slot is handed on when the cache shows the end (main.ts, Admission.freedBy): the
