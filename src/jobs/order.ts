@@ -1,4 +1,3 @@
-import TinyQueue from 'tinyqueue';
 import type { GenerationJob } from '../k8s/types.ts';
 import { SUBMITTED_AT_ANNOTATION } from './labels.ts';
 
@@ -96,11 +95,13 @@ interface Turns<T extends QueuedFor> {
  *
  * A position costs a binary search per account with jobs waiting for the variant, however
  * long the queue is; the whole order (estimates, the controller's look past jobs that are
- * not ready) is a merge of the accounts' queues.
+ * not ready) is made turn by turn from the accounts' queues, and kept until the queue changes.
  */
 export class FairQueue<T extends QueuedFor> {
   private readonly accounts = new Map<string, Turns<T>>();
   private count = 0;
+  /** {@link order}'s answer until the queue changes. */
+  private ordered: T[] | undefined;
 
   get length(): number {
     return this.count;
@@ -121,6 +122,7 @@ export class FairQueue<T extends QueuedFor> {
 
   /** Adds or replaces the entry of `item.name` (its account and creation time never change). */
   put(item: T): void {
+    this.ordered = undefined;
     const w = this.turns(item.account).waiting;
     const before = w.length;
     w.put(item);
@@ -130,6 +132,7 @@ export class FairQueue<T extends QueuedFor> {
   remove(item: QueuedFor): void {
     const t = this.accounts.get(item.account);
     if (!t) return;
+    this.ordered = undefined;
     const before = t.waiting.length;
     t.waiting.remove(item);
     this.count -= before - t.waiting.length;
@@ -138,13 +141,17 @@ export class FairQueue<T extends QueuedFor> {
 
   /** The job holds a slot of the variant (or is being started): it counts against its account's turns. */
   hold(account: string, name: string): void {
-    this.turns(account).holding.add(name);
+    const held = this.turns(account).holding;
+    if (held.has(name)) return;
+    held.add(name);
+    this.ordered = undefined;
   }
 
   /** The job holds no slot any more (it ended, or its start did not happen). */
   release(account: string, name: string): void {
     const t = this.accounts.get(account);
     if (!t?.holding.delete(name)) return;
+    this.ordered = undefined;
     this.tidy(account, t);
   }
 
@@ -177,18 +184,53 @@ export class FairQueue<T extends QueuedFor> {
     return false;
   }
 
-  /** The waiting jobs in the order they start (do not change the queue while iterating). */
-  *inOrder(): Generator<T> {
-    // A merge of the accounts' queues: a heap of each one's next job, by turn, then time.
-    type Head = { t: Turns<T>; i: number };
-    const turn = (h: Head) => h.t.holding.size + h.i;
-    const heads = new TinyQueue<Head>(
-      [...this.accounts.values()].filter((t) => t.waiting.length > 0).map((t) => ({ t, i: 0 })),
-      (a, b) => turn(a) - turn(b) || admissionOrder(a.t.waiting.all[a.i]!, b.t.waiting.all[b.i]!),
-    );
-    for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
-      yield head.t.waiting.all[head.i]!;
-      if (++head.i < head.t.waiting.length) heads.push(head);
+  /**
+   * The waiting jobs in the order they start, kept until the queue changes. Made turn by
+   * turn: the accounts whose jobs cover a turn (taken in as the turns reach them, dropped
+   * when their jobs run out) give one job each, put in submit order; so O(n) for n jobs of
+   * a few accounts, and no worse than a sort of each turn's jobs for many.
+   */
+  order(): readonly T[] {
+    if (this.ordered) return this.ordered;
+    const lists = [...this.accounts.values()]
+      .filter((t) => t.waiting.length > 0)
+      .map((t) => ({ from: t.holding.size, items: t.waiting.all }))
+      .sort((x, y) => x.from - y.from);
+    const out: T[] = [];
+    const active: typeof lists = [];
+    let next = 0;
+    for (let turn = lists[0]?.from ?? 0; next < lists.length || active.length > 0; turn++) {
+      if (active.length === 0) turn = Math.max(turn, lists[next]!.from);
+      while (next < lists.length && lists[next]!.from <= turn) active.push(lists[next++]!);
+      const start = out.length;
+      let kept = 0;
+      for (const l of active) {
+        out.push(l.items[turn - l.from]!);
+        if (turn - l.from + 1 < l.items.length) active[kept++] = l;
+      }
+      active.length = kept;
+      sortFrom(out, start);
     }
+    this.ordered = out;
+    return out;
+  }
+}
+
+/** Sorts `items[start..]` (one turn's jobs, usually a few) in submit order, in place. */
+function sortFrom<T extends Queued>(items: T[], start: number): void {
+  const n = items.length - start;
+  if (n > 16) {
+    const sorted = items.slice(start).sort(admissionOrder);
+    for (let i = 0; i < n; i++) items[start + i] = sorted[i]!;
+    return;
+  }
+  for (let i = start + 1; i < items.length; i++) {
+    const x = items[i]!;
+    let j = i - 1;
+    while (j >= start && admissionOrder(items[j]!, x) > 0) {
+      items[j + 1] = items[j]!;
+      j--;
+    }
+    items[j + 1] = x;
   }
 }

@@ -236,7 +236,7 @@ export class QueueView {
     }
     const slots = new Slots(variant?.runtime.maxConcurrency ?? 1, ends);
     const paused = this.stopped(variant);
-    for (const w of paused ? [] : q.waiting.inOrder()) {
+    for (const w of paused ? [] : q.waiting.order()) {
       const ms = run(w.work);
       eta.set(w.name, slots.take(ms, now) + ms);
     }

@@ -191,7 +191,7 @@ export class Admission {
     // Even if every job ahead of it were ready, a slot would be left for it.
     if (ahead < free) return true;
     let before = 0;
-    for (const e of m.waiting.inOrder()) {
+    for (const e of m.waiting.order()) {
       if (e.name === me.entry.name) break;
       if (this.ready(e, m) && ++before >= free) return false;
     }
@@ -256,7 +256,7 @@ export class Admission {
       slots: maxConcurrency,
       holding: m.holding.size + m.starting.size,
       starting: m.starting.size,
-      waiting: [...m.waiting.inOrder()].filter((e) => this.ready(e, m)).length,
+      waiting: m.waiting.order().filter((e) => this.ready(e, m)).length,
     };
   }
 
@@ -266,7 +266,7 @@ export class Admission {
     if (!m) return [];
     const free = this.free(m, maxConcurrency);
     const picked: string[] = [];
-    for (const e of m.waiting.inOrder()) {
+    for (const e of m.waiting.order()) {
       if (picked.length >= free) break;
       if (this.ready(e, m)) picked.push(e.name);
     }
