@@ -30,7 +30,10 @@ const CHECK_EVERY_MS = 5_000;
  */
 export function bodyDeadlines(d: BodyDeadlines = DEFAULT_BODY_DEADLINES) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (req.complete) return next();
+    // A request without a body (no Content-Length above 0, no chunks) has nothing to wait for.
+    const length = req.headers['content-length'];
+    const body = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    if (req.complete || !body) return next();
     const upload = req.method === 'PUT' && req.path.startsWith('/files/');
     const started = Date.now();
     let bytes = req.socket.bytesRead;
