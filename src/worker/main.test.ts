@@ -1,7 +1,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../log.ts';
+import { loggerOptions, silentLogger } from '../log.ts';
 import { workerMain } from './main.ts';
 import { parseWorkerResult } from './result.ts';
 import { DirectorySink } from './sink.ts';
@@ -62,7 +63,12 @@ describe('workerMain', () => {
       env.GENJOBS_JOB_FILE = join(root.dir, 'job.json');
       env.GENJOBS_RUNTIME_TOKEN = 'r8_token';
       await writeFile(env.GENJOBS_JOB_FILE, job({ runtime: { type: 'http', url: server.url } }));
-      expect(await workerMain(env, deps())).toBe(1);
+      const lines: string[] = [];
+      const log = pino(loggerOptions('worker', 'info'), { write: (line: string) => lines.push(line) });
+      expect(await workerMain(env, { ...deps(), log })).toBe(1);
+      // The failure's log line names the job, as every line after the job is read does.
+      const failed = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'job failed');
+      expect(failed).toMatchObject({ jobId: 'j-1', model: 'genjobs/reference/text-to-image' });
       expect(await reported()).toEqual({
         ok: false,
         error: { code: 'GENERATION_FAILED', message: 'the model failed: NSFW' },

@@ -46,16 +46,20 @@ export async function workerMain(env: WorkerEnv, deps: WorkerDeps): Promise<numb
     process.once('SIGINT', onSignal);
   }
   const started = performance.now();
+  // Its lines name the job (jobId, model) once the job is read.
+  let jobLog = log;
   let result: WorkerResult;
   try {
-    result = await runFromEnv(env, deps, deps.signal ?? stop.signal, log);
+    result = await runFromEnv(env, deps, deps.signal ?? stop.signal, log, (l) => {
+      jobLog = l;
+    });
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   }
   const seconds = Number(((performance.now() - started) / 1000).toFixed(3));
-  if (result.ok) log.info({ outputs: result.outputs.length, seconds }, 'job completed');
-  else log.warn({ error: result.error, seconds }, 'job failed');
+  if (result.ok) jobLog.info({ outputs: result.outputs.length, seconds }, 'job completed');
+  else jobLog.warn({ error: result.error, seconds }, 'job failed');
 
   const path = env.GENJOBS_TERMINATION_LOG ?? DEFAULT_TERMINATION_LOG;
   try {
@@ -73,6 +77,7 @@ async function runFromEnv(
   deps: WorkerDeps,
   signal: AbortSignal,
   log: Logger,
+  onJob: (jobLog: Logger) => void,
 ): Promise<WorkerResult> {
   let job: WorkerJob;
   let sink: OutputSink;
@@ -84,6 +89,7 @@ async function runFromEnv(
       : failure('INTERNAL', describeError(error));
   }
   const jobLog = log.child({ jobId: job.jobId, model: job.model });
+  onJob(jobLog);
   jobLog.info({ capability: job.capability, runtime: job.runtime.type }, 'job started');
   try {
     sink = await deps.makeSink(job, env);
