@@ -1,7 +1,8 @@
 import type { V1ConfigMap as ConfigMap } from '@kubernetes/client-node';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Informer } from '../k8s/informer.ts';
-import { silentLogger } from '../log.ts';
+import { loggerOptions, silentLogger } from '../log.ts';
 import { defaultCatalogConfigMap } from './install.ts';
 import { CatalogWatcher } from './watcher.ts';
 
@@ -31,5 +32,47 @@ describe('CatalogWatcher', () => {
     await watcher.start();
     expect(watcher.current?.variantsBySlug.has('genjobs/reference-image/text-to-image')).toBe(true);
     expect(results).toEqual(['error', 'ok']);
+  });
+
+  it('says in its log when a model leaves the catalog, for how long its jobs wait, and when it is back', async () => {
+    const extra: ConfigMap = {
+      metadata: { name: 'catalog-extra' },
+      data: {
+        'extra.yaml': `models:
+  - provider: genjobs
+    name: extra
+    displayName: Extra
+    category: image
+    versions: [v1.0]
+    variants:
+      text-to-image:
+        inputSchema: { type: object, properties: { prompt: { type: string } } }
+        pricing: { baseCredits: 1000, unit: per_generation }
+        runtime: { type: builtin, maxConcurrency: 1, typicalSeconds: 5 }
+`,
+      },
+    };
+    let configMaps = [await defaultCatalogConfigMap(), extra];
+    const informer = { ...synced([]), list: () => configMaps } as unknown as Informer<ConfigMap>;
+    const lines: string[] = [];
+    const log = pino(loggerOptions('catalog', 'info'), { write: (line: string) => lines.push(line) });
+    const watcher = new CatalogWatcher({ informer, log, removalGraceMs: 600_000 });
+    await watcher.start();
+    const slug = 'genjobs/extra/text-to-image';
+    expect(watcher.current?.variantsBySlug.has(slug)).toBe(true);
+    configMaps = configMaps.slice(0, 1);
+    watcher.reload();
+    expect(watcher.pauseFor(slug)).toBeGreaterThan(0);
+    const said = () => lines.map((l) => JSON.parse(l)).filter((l) => l.model === slug);
+    expect(said()).toEqual([
+      expect.objectContaining({
+        msg: expect.stringMatching(/left the catalog.*MODEL_UNAVAILABLE/),
+        graceMinutes: 10,
+      }),
+    ]);
+    configMaps = [configMaps[0]!, extra];
+    watcher.reload();
+    expect(said().at(-1)).toMatchObject({ msg: 'a model is back in the catalog' });
+    await watcher.stop();
   });
 });

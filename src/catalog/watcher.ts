@@ -43,6 +43,8 @@ export class CatalogWatcher {
   private catalog: Catalog | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastProblems = '';
+  /** The ConfigMaps the last refused reload blamed (told again, Normal, once a reload is good). */
+  private blamed: ConfigMap[] = [];
   /** Models the catalog in service stopped listing, and when (this process's memory only). */
   private readonly removedAt = new Map<string, number>();
 
@@ -127,6 +129,14 @@ export class CatalogWatcher {
       this.noteRemovals(result.catalog);
       this.catalog = result.catalog;
       this.lastProblems = '';
+      // The CatalogInvalid Warning stays on its ConfigMap for an hour: say it is over.
+      for (const cm of this.blamed.splice(0))
+        void this.o.events?.record(
+          { apiVersion: 'v1', kind: 'ConfigMap', name: cm.metadata?.name ?? '', uid: cm.metadata?.uid },
+          'Normal',
+          'CatalogLoaded',
+          'the catalog reloaded: the problems reported before are gone',
+        );
       this.o.log.info(
         { configMaps: sources.map((s) => s.name), variants: result.catalog.variants.length },
         'catalog loaded',
@@ -152,15 +162,24 @@ export class CatalogWatcher {
     const grace = this.o.removalGraceMs ?? 10 * 60_000;
     for (const [slug, at] of this.removedAt) if (now - at > grace) this.removedAt.delete(slug);
     for (const slug of this.catalog?.variantsBySlug.keys() ?? []) {
-      if (!next.variantsBySlug.has(slug) && !this.removedAt.has(slug)) this.removedAt.set(slug, now);
+      if (!next.variantsBySlug.has(slug) && !this.removedAt.has(slug)) {
+        this.removedAt.set(slug, now);
+        this.o.log.warn(
+          { model: slug, graceMinutes: grace / 60_000 },
+          'a model left the catalog: its queued jobs wait for it, then fail MODEL_UNAVAILABLE when the grace ends',
+        );
+      }
     }
-    for (const slug of next.variantsBySlug.keys()) this.removedAt.delete(slug);
+    for (const slug of next.variantsBySlug.keys()) {
+      if (this.removedAt.delete(slug)) this.o.log.info({ model: slug }, 'a model is back in the catalog');
+    }
   }
 
   private async report(configMaps: ConfigMap[], problems: CatalogProblem[]): Promise<void> {
     for (const cm of configMaps) {
       const mine = problems.filter((p) => p.source === cm.metadata?.name);
       if (mine.length === 0) continue;
+      if (!this.blamed.some((b) => b.metadata?.uid === cm.metadata?.uid)) this.blamed.push(cm);
       const message = `catalog not reloaded; the previous catalog stays in service: ${mine.map((p) => p.message).join('; ')}`;
       await this.o.events?.record(
         { apiVersion: 'v1', kind: 'ConfigMap', name: cm.metadata?.name ?? '', uid: cm.metadata?.uid },

@@ -326,6 +326,19 @@ describe('catalog endpoints', () => {
     expect(await slugs()).toContain('acme/new-cam/text-to-image');
     const metrics = await (await fetch(`${svc.api.url}/metrics`)).text();
     expect(metrics).toMatch(/genjobs_catalog_reloads_total\{result="error"\} [1-9]/);
+    // Fixed: a Normal Event says the Warning is over (it stays listed for an hour).
+    await installAcme(acme(extra));
+    const loaded = await eventually(
+      async () => {
+        const list = await svc.kube.core.listNamespacedEvent({ namespace: svc.kube.namespace });
+        return list.items.find(
+          (e) => e.involvedObject.name === 'catalog-acme' && e.reason === 'CatalogLoaded',
+        );
+      },
+      5_000,
+      'a CatalogLoaded event',
+    );
+    expect(loaded.type).toBe('Normal');
   });
 
   it("an Idempotency-Key's job still answers its replay once its model has left the catalog", async () => {
