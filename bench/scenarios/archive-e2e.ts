@@ -141,21 +141,15 @@ async function run(
   // Account names of this run only: its rows are counted among the scenario's million.
   const accounts = Array.from({ length: 8 }, (_, i) => `${name}-${i}`);
   const keys = await Promise.all(accounts.map((a) => ns.account(a)));
-  const env: NodeJS.ProcessEnv =
-    mode === 'on'
-      ? {
-          GENJOBS_ARCHIVE: 'postgres',
-          GENJOBS_ARCHIVE_URL: archive.url,
-          GENJOBS_KEEP_FINISHED: `${KEEP_FINISHED_S}s`,
-        }
+  const env: NodeJS.ProcessEnv = {
+    // Archived and deleted (on), jobs deleted (ttl) and worker Pods deleted (every mode) alike soon.
+    GENJOBS_KEEP_FINISHED: `${KEEP_FINISHED_S}s`,
+    ...(mode === 'on'
+      ? { GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: archive.url }
       : mode === 'ttl'
-        ? {
-            GENJOBS_ARCHIVE: 'off',
-            GENJOBS_JOB_TTL: `${KEEP_FINISHED_S}s`,
-            GENJOBS_KEEP_FINISHED: `${KEEP_FINISHED_S}s`,
-          }
-        : // Worker Pods go as soon in every mode (a stopped one is kept GENJOBS_KEEP_FINISHED).
-          { GENJOBS_ARCHIVE: 'off', GENJOBS_KEEP_FINISHED: `${KEEP_FINISHED_S}s` };
+        ? { GENJOBS_ARCHIVE: 'off', GENJOBS_JOB_TTL: `${KEEP_FINISHED_S}s` }
+        : { GENJOBS_ARCHIVE: 'off' }),
+  };
   const stops: Array<() => Promise<void>> = [];
   try {
     const controller = await ns.startController({

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Informer } from '../k8s/informer.ts';
 import { loggerOptions, silentLogger } from '../log.ts';
 import { defaultCatalogConfigMap } from './install.ts';
+import { aModel, source } from './test-fixtures.ts';
 import { CatalogWatcher } from './watcher.ts';
 
 /** An informer already synced on the given ConfigMaps. */
@@ -37,20 +38,7 @@ describe('CatalogWatcher', () => {
   it('says in its log when a model leaves the catalog, for how long its jobs wait, and when it is back', async () => {
     const extra: ConfigMap = {
       metadata: { name: 'catalog-extra' },
-      data: {
-        'extra.yaml': `models:
-  - provider: genjobs
-    name: extra
-    displayName: Extra
-    category: image
-    versions: [v1.0]
-    variants:
-      text-to-image:
-        inputSchema: { type: object, properties: { prompt: { type: string } } }
-        pricing: { baseCredits: 1000, unit: per_generation }
-        runtime: { type: builtin, maxConcurrency: 1, typicalSeconds: 5 }
-`,
-      },
+      data: source('catalog-extra', { models: [aModel('genjobs', 'extra').build()] }).documents,
     };
     let configMaps = [await defaultCatalogConfigMap(), extra];
     const informer = { ...synced([]), list: () => configMaps } as unknown as Informer<ConfigMap>;

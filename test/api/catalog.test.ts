@@ -311,16 +311,17 @@ describe('catalog endpoints', () => {
     expect(Date.now() - edited).toBeLessThan(2_000);
 
     await installAcme(`${acme(extra)}\n  - provider: nobody\n    name: broken\n`);
-    const event = await eventually(
-      async () => {
-        const list = await svc.kube.core.listNamespacedEvent({ namespace: svc.kube.namespace });
-        return list.items.find(
-          (e) => e.involvedObject.name === 'catalog-acme' && e.reason === 'CatalogInvalid',
-        );
-      },
-      5_000,
-      'a CatalogInvalid event',
-    );
+    /** The catalog ConfigMap's Event of this reason, once it is there. */
+    const eventOf = (reason: string) =>
+      eventually(
+        async () => {
+          const list = await svc.kube.core.listNamespacedEvent({ namespace: svc.kube.namespace });
+          return list.items.find((e) => e.involvedObject.name === 'catalog-acme' && e.reason === reason);
+        },
+        5_000,
+        `a ${reason} event`,
+      );
+    const event = await eventOf('CatalogInvalid');
     expect(event.type).toBe('Warning');
     expect(event.message).toMatch(/previous catalog stays/);
     expect(await slugs()).toContain('acme/new-cam/text-to-image');
@@ -328,16 +329,7 @@ describe('catalog endpoints', () => {
     expect(metrics).toMatch(/genjobs_catalog_reloads_total\{result="error"\} [1-9]/);
     // Fixed: a Normal Event says the Warning is over (it stays listed for an hour).
     await installAcme(acme(extra));
-    const loaded = await eventually(
-      async () => {
-        const list = await svc.kube.core.listNamespacedEvent({ namespace: svc.kube.namespace });
-        return list.items.find(
-          (e) => e.involvedObject.name === 'catalog-acme' && e.reason === 'CatalogLoaded',
-        );
-      },
-      5_000,
-      'a CatalogLoaded event',
-    );
+    const loaded = await eventOf('CatalogLoaded');
     expect(loaded.type).toBe('Normal');
   });
 
