@@ -281,6 +281,12 @@ describe('decide', () => {
       ['settle:refund'],
     ],
     [
+      'killed from outside (SIGKILL, no result) → retried',
+      { phase: 'Failed', terminated: { exitCode: 137, reason: 'Error' } },
+      { phase: 'processing', conditions: [expect.objectContaining({ type: 'Retrying', reason: 'PodLost' })] },
+      ['deletePod'],
+    ],
+    [
       'success without result → INVALID_OUTPUT',
       { phase: 'Succeeded', terminated: { exitCode: 0, message: 'not json' } },
       { phase: 'failed' },

@@ -352,6 +352,12 @@ export function decide(input: DecideInput): Decision {
         if (pod.message && !retrying) event('Warning', 'PodLost', pod.message);
         return lost(`the worker Pod was lost (${pod.reason ?? 'no container status'})`);
       }
+      // Killed from outside without reporting: SIGKILL (a kill, the node's OOM killer, a
+      // runtime stop past its grace) or an unhandled SIGTERM. Not the model's doing; the
+      // worker itself answers a SIGTERM with INTERRUPTED (above).
+      if (KILLED_EXIT_CODES.has(pod.terminated.exitCode)) {
+        return lost(`the worker was killed (exit code ${pod.terminated.exitCode})`);
+      }
       // The last lines of an unexpected exit are the worker's logs: for operators only.
       const tail = (pod.terminated.message ?? '').trim().slice(-500);
       if (tail) event('Warning', 'WorkerExited', tail);
@@ -391,6 +397,9 @@ export function decide(input: DecideInput): Decision {
     };
   }
 }
+
+/** 128 + SIGKILL, 128 + SIGTERM: a worker process ended by a signal it did not choose. */
+const KILLED_EXIT_CODES = new Set([137, 143]);
 
 /** Whether the Started condition names this Pod (not a lost attempt's). */
 function startedNames(s: GenerationJobStatus, podName: string): boolean {
