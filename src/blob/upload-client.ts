@@ -10,10 +10,23 @@ export interface UploadedObject {
 }
 
 /**
+ * An upload the store refused or could not take. `retryable`: the same PUT may succeed
+ * later (no answer, a 5xx, 408 or 429); a 4xx (a grant refused, a file too large) will not.
+ */
+export class UploadFailed extends Error {
+  readonly retryable: boolean;
+  constructor(message: string, retryable: boolean, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'UploadFailed';
+    this.retryable = retryable;
+  }
+}
+
+/**
  * PUTs a local file to `<baseUrl>/<key>` with a prefix grant, streaming it (used by the
  * worker for its outputs). `baseUrl` is the api's files router as the Pod reaches it, e.g.
- * `http://genjobs-api.genjobs.svc:8080/files`. Throws on any non-2xx answer, with the
- * status and problem detail in the message.
+ * `http://genjobs-api.genjobs.svc:8080/files`. Throws {@link UploadFailed} on no answer or
+ * a non-2xx one, with the status and problem detail in the message.
  */
 export async function uploadWithGrant(
   baseUrl: string,
@@ -24,19 +37,31 @@ export async function uploadWithGrant(
   fetchImpl: typeof fetch = fetch,
 ): Promise<UploadedObject> {
   const { size } = await stat(filePath);
-  const response = await fetchImpl(`${baseUrl.replace(/\/+$/, '')}/${key}`, {
-    method: 'PUT',
-    headers: {
-      authorization: `Bearer ${grant}`,
-      'content-type': contentType,
-      'content-length': String(size),
-    },
-    body: Readable.toWeb(createReadStream(filePath)) as ReadableStream<Uint8Array>,
-    duplex: 'half',
-  } as RequestInit);
+  let response: Response;
+  try {
+    response = await fetchImpl(`${baseUrl.replace(/\/+$/, '')}/${key}`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${grant}`,
+        'content-type': contentType,
+        'content-length': String(size),
+      },
+      body: Readable.toWeb(createReadStream(filePath)) as ReadableStream<Uint8Array>,
+      duplex: 'half',
+    } as RequestInit);
+  } catch (error) {
+    // fetch's "fetch failed" says nothing: the cause (EPIPE, ECONNREFUSED, …) does.
+    const cause = (error as { cause?: unknown }).cause;
+    const why = cause instanceof Error ? cause.message : String(error);
+    throw new UploadFailed(`upload of ${key} got no answer: ${why}`, true, { cause: error });
+  }
   if (!response.ok) {
     const detail = await response.text().catch(() => '');
-    throw new Error(`upload of ${key} failed with HTTP ${response.status}: ${detail.slice(0, 500)}`);
+    const { status } = response;
+    throw new UploadFailed(
+      `upload of ${key} failed with HTTP ${status}: ${detail.slice(0, 500)}`,
+      status >= 500 || status === 408 || status === 429,
+    );
   }
   await response.body?.cancel();
   return { key, size, etag: response.headers.get('etag') ?? undefined };

@@ -1,3 +1,4 @@
+import type { Logger } from '../log.ts';
 import type { OutputSink } from './sink.ts';
 
 /** What every runtime gets to run one job. Clients and the clock come in here, never from globals. */
@@ -22,4 +23,6 @@ export interface RunContext {
   deadline: number;
   /** The ffmpeg executable. */
   ffmpeg: string;
+  /** The job's log (its lines carry jobId and model), for what an operator should see in the Pod's log. */
+  log?: Pick<Logger, 'warn'>;
 }

@@ -111,6 +111,7 @@ async function runFromEnv(
       now: deps.now,
       signal,
       ffmpeg: env.GENJOBS_FFMPEG,
+      log: jobLog,
     });
   } finally {
     await rm(scratchDir, { recursive: true, force: true });

@@ -26,6 +26,7 @@ export interface RunJobOptions {
   /** Aborted when the worker must stop (SIGTERM); the result is then `INTERRUPTED`. */
   signal?: AbortSignal;
   ffmpeg?: string;
+  log?: RunContext['log'];
 }
 
 /**
@@ -50,6 +51,7 @@ export async function runJob(options: RunJobOptions): Promise<WorkerResult> {
     signal: AbortSignal.any(signals),
     deadline: timeoutSeconds === undefined ? Number.POSITIVE_INFINITY : now() + timeoutSeconds * 1000,
     ffmpeg: options.ffmpeg ?? 'ffmpeg',
+    log: options.log,
   };
   try {
     return { ok: true, outputs: await dispatch(options, ctx) };
