@@ -92,14 +92,18 @@ export class RequestLimits {
     const { maxLiveUploads, maxUploadBytes } = this.o.settings;
     if (maxLiveUploads <= 0 && maxUploadBytes <= 0) return;
     const usage = uploadUsage(this.o.uploadCache.byIndex('account', account), now);
-    const retryAfterSeconds = Math.max(1, Math.ceil(((usage.nextReleaseAt ?? now + 60_000) - now) / 1000));
+    const secondsUntil = (at: number | undefined) =>
+      Math.max(1, Math.ceil(((at ?? now + 60_000) - now) / 1000));
     if (maxLiveUploads > 0 && usage.count >= maxLiveUploads) {
+      // A place under the count frees only when an upload expires, not when its PUT closes.
+      const retryAfterSeconds = secondsUntil(usage.nextExpiryAt);
       throw new AppError(
         'RATE_LIMITED',
-        `the account has ${usage.count} live uploads, the most it may have at once`,
+        `the account has ${usage.count} live uploads, the most it may have at once; the oldest expires in ${retryAfterSeconds} s`,
         { retryAfterSeconds },
       );
     }
+    const retryAfterSeconds = secondsUntil(usage.nextReleaseAt);
     // The new upload counts with the largest file its type allows (an unknown type is refused later).
     const type = (body as { contentType?: unknown } | undefined)?.contentType;
     const normalized = typeof type === 'string' ? type.trim().toLowerCase() : '';

@@ -10,8 +10,10 @@ export interface UploadUsage {
    * allowed (maxSize) while it is open, since the file may arrive at any moment.
    */
   bytes: number;
-  /** When the earliest of them stops counting fully (its PUT closes, or it expires), ms. */
+  /** When the earliest of them frees bytes (its PUT closes, or it expires), ms. */
   nextReleaseAt: number | undefined;
+  /** When the earliest of them expires and stops counting at all, ms. */
+  nextExpiryAt: number | undefined;
 }
 
 /** The live uploads of one account and the bytes they may hold. */
@@ -19,6 +21,7 @@ export function uploadUsage(uploads: readonly Upload[], now: number): UploadUsag
   let count = 0;
   let bytes = 0;
   let nextReleaseAt: number | undefined;
+  let nextExpiryAt: number | undefined;
   for (const u of uploads) {
     const expiresAt = Date.parse(u.spec.expiresAt);
     if (u.status?.phase === 'expired' || !(now < expiresAt)) continue;
@@ -28,6 +31,7 @@ export function uploadUsage(uploads: readonly Upload[], now: number): UploadUsag
     bytes += open ? Math.max(u.spec.maxSize, u.status?.size ?? 0) : (u.status?.size ?? 0);
     const release = open ? closesAt : expiresAt;
     if (nextReleaseAt === undefined || release < nextReleaseAt) nextReleaseAt = release;
+    if (nextExpiryAt === undefined || expiresAt < nextExpiryAt) nextExpiryAt = expiresAt;
   }
-  return { count, bytes, nextReleaseAt };
+  return { count, bytes, nextReleaseAt, nextExpiryAt };
 }
