@@ -65,6 +65,7 @@ describe('request body deadlines', () => {
     expect(r.text).toMatch(/content-type: application\/problem\+json/i);
     expect(r.text).toContain('"code":"REQUEST_TIMEOUT"');
     expect(r.text).toContain('"retryable":true');
+    expect(r.text).toContain('"title":"Request Timeout"');
     expect(r.text).toMatch(/connection: close/i);
   });
 

@@ -360,7 +360,7 @@ function tagOf(path: string): string {
 }
 
 /** Statuses that come with Retry-After (rate and concurrency limits, outages). */
-const RETRY_AFTER = new Set([429, 503]);
+const RETRY_AFTER = new Set([408, 429, 503]);
 
 /** A path template as a regular expression: `{slug}` spans segments, other parameters one. */
 function templateRegex(path: string): RegExp {
@@ -507,7 +507,9 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
       responses[status] = { description, headers: REQUEST_ID_HEADER };
     // Every authenticated call counts against its account's request rate (api/limits): 429.
     const limited = op.security === 'none' ? [] : [429];
-    for (const status of new Set([...op.errors, ...limited])) {
+    // A body that does not arrive within its deadline (api/deadline.ts): 408.
+    const timed = op.body ? [408] : [];
+    for (const status of new Set([...op.errors, ...limited, ...timed])) {
       statuses.add(status);
       responses[String(status)] = {
         description: 'Problem',
@@ -522,10 +524,11 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
         },
       };
     }
-    // What any route may answer besides: a method it does not have (405), headers over 16 KiB
-    // (431), a bug (500).
+    // What any route may answer besides: a method it does not have (405), headers that do
+    // not arrive in time (408) or are over 16 KiB (431), a bug (500).
     responses.default = {
-      description: 'Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL',
+      description:
+        'Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL',
       headers: REQUEST_ID_HEADER,
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { knownError } from './problem.ts';
+import { AppError, ERROR_CODES } from '../errors.ts';
+import { knownError, problemBody } from './problem.ts';
 
 /** The shape client-node throws: the HTTP code and the Status object as raw text. */
 const apiException = (code: number, reason: string) =>
@@ -22,5 +23,14 @@ describe('knownError', () => {
   it('AlreadyExists (a 409 that is not a conflict) and plain bugs stay unknown: a 500', () => {
     expect(knownError(apiException(409, 'AlreadyExists'))).toBeUndefined();
     expect(knownError(new TypeError('x is undefined'))).toBeUndefined();
+  });
+});
+
+describe('problemBody', () => {
+  it("titles every code's status with its HTTP reason phrase", () => {
+    const untitled = ERROR_CODES.filter(
+      (code) => problemBody(new AppError(code, 'x'), 'r').title === 'Error',
+    );
+    expect(untitled).toEqual([]);
   });
 });

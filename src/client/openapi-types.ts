@@ -859,6 +859,25 @@ export interface components {
                 message: string;
             }[];
         };
+        Problem408: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "REQUEST_TIMEOUT";
+            requestId: string;
+            retryable: boolean;
+            /**
+             * @description present on the wrapped upload endpoints
+             * @constant
+             */
+            success?: false;
+            errors?: {
+                pointer: string;
+                message: string;
+            }[];
+        };
         Problem409: {
             type: string;
             title: string;
@@ -1077,6 +1096,19 @@ export interface operations {
                 };
             };
             /** @description Problem */
+            408: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem408"];
+                };
+            };
+            /** @description Problem */
             409: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1146,7 +1178,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem503"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1238,6 +1270,19 @@ export interface operations {
                 };
             };
             /** @description Problem */
+            408: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem408"];
+                };
+            };
+            /** @description Problem */
             413: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1296,7 +1341,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem503"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1393,7 +1438,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem503"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1498,7 +1543,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem503"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1615,7 +1660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem503"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1731,7 +1776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem503"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1803,7 +1848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem429"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1884,7 +1929,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem429"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1931,7 +1976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem400"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -1988,7 +2033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem404"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -2021,7 +2066,7 @@ export interface operations {
                     "application/json": components["schemas"]["CapabilityGroup"][];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -2054,7 +2099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Category"][];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -2137,7 +2182,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem429"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -2232,7 +2277,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem429"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -2302,7 +2347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem503"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -2381,6 +2426,19 @@ export interface operations {
                 };
             };
             /** @description Problem */
+            408: {
+                headers: {
+                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem408"];
+                };
+            };
+            /** @description Problem */
             413: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -2428,7 +2486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem503"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
@@ -2509,7 +2567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem429"];
                 };
             };
-            /** @description Problem: 405 METHOD_NOT_ALLOWED, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
+            /** @description Problem: 405 METHOD_NOT_ALLOWED, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, 500 INTERNAL */
             default: {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
