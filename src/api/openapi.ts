@@ -205,7 +205,7 @@ const operations: Operation[] = [
       200: z
         .string()
         .describe(
-          'Server-Sent Events: `retry: 2000`, then per change `id: <id>`, `event: job`, `data: <the Job as JSON>`; heartbeats are comments',
+          'Server-Sent Events: per change `id: <id>`, `event: job`, `data: <the Job as JSON>` (the first block also carries `retry: 2000`); heartbeats are comments',
         ),
     },
     contentType: 'text/event-stream',

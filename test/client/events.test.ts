@@ -61,6 +61,12 @@ describe('GET /v1/jobs/{jobId}/events', () => {
     await stream(jobId); // to the end
     const { events } = await stream(jobId);
     expect(events).toHaveLength(1);
+    // As sent: the reconnection time rides in the event's block, so a parser that hands out
+    // every block (not only those with data) sees the one event only.
+    const raw = await (
+      await fetch(`${s.url}/v1/jobs/${jobId}/events`, { headers: { authorization: `Bearer ${key}` } })
+    ).text();
+    expect(raw).toMatch(/^retry: 2000\nid: [^\n]+\nevent: job\ndata: \{[^\n]+\}\n\n$/);
     const resumed = await stream(jobId, { 'last-event-id': events[0]!.id! });
     expect(resumed.res.status).toBe(204);
     // Its resource is written again (its webhook delivery is recorded so): the record is the

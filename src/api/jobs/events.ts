@@ -41,7 +41,10 @@ export function eventRoutes(service: JobService, hub: StreamHub, auth: Authentic
             // ingress-nginx and other nginx proxies: pass each event on at once.
             'x-accel-buffering': 'no',
           });
-          res.write(`retry: ${RETRY_MS}\n\n`);
+          // In the first event's block, not a block of its own: SSE parsers that hand out every
+          // block (httpx-sse) would give an event with no data first. A resume with nothing new
+          // (a comment) needs none: the client kept the first connection's.
+          if (!chunk.startsWith(':')) chunk = `retry: ${RETRY_MS}\n${chunk}`;
         }
         res.write(chunk);
       },
