@@ -93,10 +93,15 @@ export const NOT_PUBLIC_NAME = (hostname: string) => `${hostname} does not resol
 
 /**
  * Why a URL's host may not be connected to, when it is an IP literal (Node connects to
- * those without calling `lookup`); undefined for a name or an allowed address.
+ * those without calling `lookup`) or a loopback name; undefined for another name or an
+ * allowed address.
  */
 export function literalRefusal(hostname: string, policy: TargetPolicy = {}): string | undefined {
   const host = bareHost(hostname);
+  // Loopback by definition (RFC 6761), whatever a resolver says: refused as 127.0.0.1 is.
+  const name = host.replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost'))
+    return refusal('127.0.0.1', policy) && `${name} is a loopback name, not public`;
   return ipaddr.isValid(host) ? refusalReason(host, policy) : undefined;
 }
 

@@ -205,13 +205,15 @@ describe('webhook targets when private targets are not allowed', () => {
     ['loopback', 'https://127.0.0.1:{port}/'],
     ['IPv6 loopback', 'https://[::1]:{port}/'],
     ['IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]:{port}/'],
-    ['a name resolving to loopback', 'https://localhost:{port}/'],
+    ['the loopback name', 'https://localhost:{port}/'],
   ])('refuses %s and sends nothing', async (_, template) => {
     const r = await receiver();
     const outcome = await deliverWebhook(message(template.replace('{port}', String(r.port))), strict());
     expect(outcome).toMatchObject({
       kind: 'refused',
-      reason: expect.stringMatching(/loopback address .* is not public|does not resolve to a public address/),
+      reason: expect.stringMatching(
+        /loopback (address .*|name), not public|loopback address .* is not public/,
+      ),
     });
     expect(r.received).toEqual([]);
   });
@@ -242,10 +244,11 @@ describe('webhook targets when private targets are not allowed', () => {
 
   it('refuses at connect time even when name resolution is bypassed', async () => {
     const r = await receiver();
+    // A name that passes the checks before connecting, and a connection straight to loopback.
     const unguarded: DeliveryOptions['transport'] = (url, options) =>
-      request(url, { ...options, lookup: undefined });
+      request(new URL(url.href.replace('hooks.test', '127.0.0.1')), { ...options, lookup: undefined });
     const outcome = await deliverWebhook(
-      message(`https://localhost:${r.port}/`),
+      message(`https://hooks.test:${r.port}/`),
       strict({ transport: unguarded }),
     );
     expect(outcome).toMatchObject({ kind: 'refused', reason: expect.stringContaining('loopback address') });
@@ -279,7 +282,14 @@ describe('webhook targets when private targets are not allowed', () => {
     ['https://[2606:4700::1111]/x', undefined],
     ['http://hooks.example.com/x', 'only https targets are allowed'],
     ['https://192.168.1.10/x', 'private address 192.168.1.10 is not public'],
+    ['https://localhost:8443/x', 'localhost is a loopback name, not public'],
+    ['https://LocalHost./x', 'localhost is a loopback name, not public'],
+    ['https://api.localhost/x', 'api.localhost is a loopback name, not public'],
   ])('checks %s before connecting: %s', (url, reason) => {
     expect(targetRefusal(url, {})).toBe(reason);
+  });
+
+  it('allows the loopback names where loopback is allowed (dev mode)', () => {
+    expect(targetRefusal('https://localhost:8443/x', { allowedRanges: LOOPBACK_RANGES })).toBeUndefined();
   });
 });
