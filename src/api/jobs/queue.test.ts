@@ -164,9 +164,10 @@ describe('QueueView', () => {
     now = T0 + 300_000; // overdue: it may end any moment
     expect(q.firstFinishIn([running])).toBe(1);
     expect(q.firstFinishIn([done])).toBeUndefined();
-    slots = 0; // paused: the waiting job has no estimate
+    slots = 0; // paused: the waiting job has no estimate, and no time to wait can be told
     now += 60_000;
-    expect(q.firstFinishIn([waiting])).toBeUndefined();
+    expect(q.firstFinishIn([waiting])).toBe(60);
+    expect(q.firstFinishIn([])).toBeUndefined();
   });
 
   it('learns run times per unit of work from completions, after five of them', () => {

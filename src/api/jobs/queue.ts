@@ -290,15 +290,19 @@ export class QueueView {
    * concurrency slots, from the same estimates the records show: CONCURRENT_JOBS_EXCEEDED's
    * Retry-After. At least 1 (an overdue job may end any moment), at most
    * {@link MAX_SLOT_WAIT_SECONDS} (a cold estimate may be long: a client had better look
-   * again); undefined when no unfinished job has an estimate (its variants paused).
+   * again), and that too when none has an estimate (their variants paused or removed);
+   * undefined when none is unfinished (the cache has not seen them yet).
    */
   firstFinishIn(jobs: Iterable<GenerationJob>): number | undefined {
     let first: number | undefined;
+    let unfinished = false;
     for (const job of jobs) {
+      if (isTerminal(job.status?.phase)) continue;
+      unfinished = true;
       const at = Date.parse(this.queueFields(job).estimatedCompletionTime ?? '');
       if (at < (first ?? Number.POSITIVE_INFINITY)) first = at;
     }
-    if (first === undefined) return undefined;
+    if (first === undefined) return unfinished ? MAX_SLOT_WAIT_SECONDS : undefined;
     return Math.min(MAX_SLOT_WAIT_SECONDS, Math.max(1, Math.ceil((first - this.now()) / 1000)));
   }
 

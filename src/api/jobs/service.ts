@@ -319,6 +319,7 @@ export class JobService {
    * run of the variant asked for.
    */
   private busy(account: string, active: number, plan: string, maxConcurrent: number, variant: Variant) {
+    // Undefined only while the cache has not seen the account's jobs (just submitted).
     const retryAfterSeconds =
       this.o.firstFinishIn(account) ??
       Math.max(1, Math.round(this.o.eta.runSeconds(variant.slug, variant.runtime.typicalSeconds) / 4));

@@ -78,7 +78,7 @@ export class RequestLimits {
     if (cap <= 0) return;
     const live = this.o.unfinishedJobs(account);
     if (live >= cap) {
-      // Without an estimate (every unfinished job's variant paused), half a minute.
+      // Undefined only while the cache has not seen the account's jobs: half a minute.
       const retryAfterSeconds = this.o.firstFinishIn?.(account) ?? 30;
       throw new AppError(
         'CONCURRENT_JOBS_EXCEEDED',
