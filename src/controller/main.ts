@@ -22,6 +22,7 @@ import { Ledger } from '../ledger/ledger.ts';
 import { Money } from '../ledger/money.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
+import type { Resolver } from '../webhooks/address.ts';
 import { AccountReconciler } from './account/reconciler.ts';
 import { Archiver, jobKey, RETENTION_KEY, uploadKey } from './archive/archiver.ts';
 import { Retention } from './archive/retention.ts';
@@ -50,6 +51,8 @@ export interface ControllerDependencies {
   clock?: Clock;
   /** CA certificates trusted for webhook receivers besides the system ones (NODE_EXTRA_CA_CERTS also works). */
   webhookCa?: string | Buffer | Array<string | Buffer>;
+  /** Resolves webhook hosts; default the system resolver (tests give names their addresses). */
+  webhookResolve?: Resolver;
   /** Multiplies every wait of the webhook retry schedule; 1 (the default) in production. */
   webhookScheduleScale?: number;
   /** The job archive; default: the one GENJOBS_ARCHIVE names (none when off), which stop() closes. */
@@ -310,6 +313,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     now,
     policy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
     ca: deps.webhookCa,
+    resolve: deps.webhookResolve,
     scheduleScale: deps.webhookScheduleScale,
     // A quarter of the delivery slots: one account's stalling receiver cannot hold them all.
     maxPerAccount: Math.max(1, Math.floor(config.GENJOBS_WEBHOOK_CONCURRENCY / 4)),

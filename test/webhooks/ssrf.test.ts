@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningController } from '../../src/controller/main.ts';
+import { systemResolver } from '../../src/webhooks/address.ts';
 import { eventually } from '../support/cluster.ts';
 import { startTestController } from '../support/controller.ts';
 import { startTestApi, type TestService } from '../support/service.ts';
@@ -18,7 +19,12 @@ beforeAll(async () => {
   const tls = await makeTestTls();
   receiver = await startReceiver(tls);
   // The receiver's CA is trusted: only the address policy stands between it and a delivery.
-  controller = await startTestController(svc, { webhookCa: tls.ca });
+  // hooks.test stands for a public-looking name whose DNS answers loopback (DNS rebinding).
+  controller = await startTestController(svc, {
+    webhookCa: tls.ca,
+    webhookResolve: async (host) =>
+      host === 'hooks.test' ? [{ address: '127.0.0.1', family: 4 }] : systemResolver(host),
+  });
 });
 afterAll(async () => {
   await controller?.stop();
@@ -34,6 +40,7 @@ describe('webhook targets', () => {
     ['the cloud metadata service', 'https://169.254.169.254/latest/meta-data/'],
     ['IPv6 loopback', 'https://[::1]/hook'],
     ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hook'],
+    ['the loopback name', 'https://localhost:8443/hook'],
     ['plain http', 'http://hooks.example.com/hook'],
   ])('%s (%s) is refused at submit with 422 INVALID_INPUT and no job is made', async (_, webhookUrl) => {
     const res = await svc.call('/v1/jobs/submit', {
@@ -50,14 +57,14 @@ describe('webhook targets', () => {
   });
 
   it('a name that resolves to loopback is refused at delivery, and recorded as such', async () => {
-    const jobId = await submit(svc, key, `https://localhost:${receiver.port}/hook`);
+    const jobId = await submit(svc, key, `https://hooks.test:${receiver.port}/hook`);
     await finish(svc, jobId, 'completed');
     const webhook = await eventually(async () => {
       const w = await webhookOf(svc, jobId);
       return w?.state === 'failed' && w;
     });
     expect(webhook.attempts).toBe(1);
-    expect(webhook.lastResult).toBe('refused: localhost does not resolve to a public address');
+    expect(webhook.lastResult).toBe('refused: hooks.test does not resolve to a public address');
     expect(receiver.received).toHaveLength(0);
     const metric = await controller.metrics.webhookDeliveries.get();
     expect(metric.values.find((v) => v.labels.result === 'refused')?.value).toBe(1);

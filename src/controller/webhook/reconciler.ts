@@ -25,6 +25,7 @@ export interface WebhookReconcilerDeps {
   policy: TargetPolicy;
   /** Extra CA certificates trusted for receivers (a private CA; tests). */
   ca?: DeliveryOptions['ca'];
+  resolve?: DeliveryOptions['resolve'];
   /** Multiplies every wait of the retry schedule (1 in production; tests shrink it). */
   scheduleScale?: number;
   random?: () => number;
@@ -129,7 +130,7 @@ export class WebhookReconciler {
     const url = job.spec.webhookUrl ?? '';
     const outcome = await (d.deliver ?? deliverWebhook)(
       { url, id: webhook.id ?? '', event: webhookEvent(job), secrets },
-      { ...d.policy, now: d.now, ca: d.ca },
+      { ...d.policy, now: d.now, ca: d.ca, resolve: d.resolve },
     );
     d.metrics.webhookDeliveries.inc({ result: outcome.kind });
     const now = d.now();
