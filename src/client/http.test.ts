@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GenjobsError } from './errors.ts';
-import { Http } from './http.ts';
+import { Http, networkReason, segment } from './http.ts';
 
 /** A real local server answering from a script, one entry per request. */
 async function scripted(answers: Array<(res: ServerResponse) => void>) {
@@ -112,5 +112,87 @@ describe('Http', () => {
     });
     expect(seen[0]!.headers['x-api-key']).toBe('gjk_y');
     expect(seen[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it('gives up on a request that gets no answer within timeoutMs: a retryable network error, retried', async () => {
+    const { url, seen } = await scripted([() => {}, () => {}, () => {}]); // never answers
+    const http = new Http({ baseUrl: url, timeoutMs: 200, maxRetries: 2, sleep: async () => {} });
+    const started = Date.now();
+    const err = (await http
+      .json({ method: 'GET', path: '/v1/account', credential: 'none', idempotent: true })
+      .catch((e: unknown) => e)) as GenjobsError;
+    expect(err).toBeInstanceOf(GenjobsError);
+    expect(err).toMatchObject({ status: 0, code: 'NETWORK_ERROR', retryable: true });
+    expect(err.message).toMatch(/no answer from http:\/\/127\.0\.0\.1:\d+: timed out after 0\.2 s/);
+    expect(seen).toHaveLength(3);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('times out an answer whose body stalls, and never repeats a request that is not idempotent', async () => {
+    const { url, seen } = await scripted([
+      (res) => res.writeHead(200, { 'content-type': 'application/json' }).write('{"jobId":'),
+    ]);
+    const http = new Http({ baseUrl: url, timeoutMs: 200, sleep: async () => {} });
+    await expect(
+      http.json({ method: 'POST', path: '/v1/jobs/x/cancel', credential: 'bearer' }),
+    ).rejects.toMatchObject({ code: 'NETWORK_ERROR', message: expect.stringContaining('timed out') });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('the time limit ends with the answer: a slow caller reading a stream is not cut', async () => {
+    const { url } = await scripted([
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).write(': first\n\n');
+        setTimeout(() => res.end(': last\n\n'), 400);
+      },
+    ]);
+    const res = await new Http({ baseUrl: url, timeoutMs: 200 }).send({
+      method: 'GET',
+      path: '/v1/jobs/x/events',
+      credential: 'none',
+    });
+    expect(await res.text()).toBe(': first\n\n: last\n\n');
+  });
+
+  it('a 200 that is not JSON (a proxy login page) is an INVALID_RESPONSE with its first bytes, not retried', async () => {
+    const page = `<html><body>Sign in to the corporate proxy${' '.repeat(500)}</body></html>`;
+    const { url, seen } = await scripted([
+      (res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page),
+      (res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page),
+    ]);
+    const err = (await new Http({ baseUrl: url, sleep: async () => {} })
+      .json({ method: 'GET', path: '/v1/account', credential: 'none', idempotent: true })
+      .catch((e: unknown) => e)) as GenjobsError;
+    expect(err).toBeInstanceOf(GenjobsError);
+    expect(err).toMatchObject({ status: 200, code: 'INVALID_RESPONSE', retryable: false });
+    expect(err.message).toContain('<html><body>Sign in to the corporate proxy');
+    expect(err.message.length).toBeLessThan(250);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('says why there was no answer, from the cause fetch keeps', async () => {
+    const failed = (cause: object) => new TypeError('fetch failed', { cause });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const cert = Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+    const each = Object.assign(new AggregateError([new Error('connect ECONNREFUSED ::1:80')], ''), {
+      code: 'ECONNREFUSED',
+    });
+    expect(networkReason(failed(refused))).toBe('fetch failed: connect ECONNREFUSED 127.0.0.1:1');
+    expect(networkReason(failed(cert))).toBe(
+      'fetch failed: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)',
+    );
+    expect(networkReason(failed(each))).toBe('fetch failed: connect ECONNREFUSED ::1:80');
+    expect(networkReason(new TypeError('fetch failed'))).toBe('fetch failed');
+    // And as the client says it, from a real refused connection.
+    const err = (await new Http({ baseUrl: 'http://127.0.0.1:9', maxRetries: 0 })
+      .json({ method: 'GET', path: '/x', credential: 'none', idempotent: true })
+      .catch((e: unknown) => e)) as GenjobsError;
+    expect(err.message).toMatch(/^no answer from http:\/\/127\.0\.0\.1:9: fetch failed: .+/);
+  });
+
+  it('refuses an empty, . or .. path segment before any request', () => {
+    for (const id of ['', '.', '..']) expect(() => segment('a job id', id)).toThrow(TypeError);
+    expect(segment('a job id', 'a/b c')).toBe('a%2Fb%20c');
+    expect(segment('a job id', '...')).toBe('...');
   });
 });

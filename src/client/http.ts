@@ -14,7 +14,23 @@ export interface ClientOptions {
   maxRetryDelayMs?: number;
   /** Waits `ms` (tests make it instant). Rejects when the signal aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Longest time one request may take, from sending it to the end of its answer, in ms;
+   * after it the request is abandoned as a network error (retried as those are). An upload's
+   * PUT gets this plus a second per 32 KiB of the file, so a slow link is not cut while bytes
+   * flow. Default 60 s.
+   */
+  timeoutMs?: number;
+  /**
+   * Longest silence of a job's event stream, in ms, after which it is abandoned and resumed
+   * with Last-Event-ID (the service sends a heartbeat every 15 s). Default 45 s.
+   */
+  streamIdleTimeoutMs?: number;
 }
+
+/** The defaults of {@link ClientOptions.timeoutMs} and {@link ClientOptions.streamIdleTimeoutMs}. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 45_000;
 
 /** Where an operation takes its key: the spec sends it as Bearer everywhere but the model listings. */
 export type Credential = 'bearer' | 'x-api-key' | 'optional' | 'none';
@@ -29,6 +45,35 @@ export interface Call {
   signal?: AbortSignal | undefined;
   /** Whether repeating the request is harmless: GETs, and POSTs carrying an Idempotency-Key. */
   idempotent?: boolean;
+}
+
+/**
+ * A signal that aborts `ms` after the last `restart()` (an idle or a total time limit, as the
+ * caller restarts it), or when `parent` aborts. Nothing runs before the first `restart()`;
+ * `clear()` stops the timer, the signal then follows `parent` only.
+ */
+export function deadline(
+  ms: number,
+  parent?: AbortSignal,
+): { signal: AbortSignal; restart(): void; clear(): void } {
+  const timeout = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return {
+    signal: parent ? AbortSignal.any([parent, timeout.signal]) : timeout.signal,
+    restart: () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => timeout.abort(new TimeoutError(ms)), ms);
+    },
+    clear: () => clearTimeout(timer),
+  };
+}
+
+/** Why a {@link deadline} aborted. */
+export class TimeoutError extends Error {
+  constructor(ms: number) {
+    super(`timed out after ${ms / 1000} s`);
+    this.name = 'TimeoutError';
+  }
 }
 
 /** Sleeps unless aborted. */
@@ -84,35 +129,39 @@ export class Http {
     return h;
   }
 
-  /** Sends the call (with retries) and answers the successful Response, body unread. */
+  /**
+   * Sends the call (with retries) and answers the successful Response, body unread: the
+   * time limit covers the answer's head only (the event stream reads its body on its own terms).
+   */
   send(call: Call): Promise<Response> {
-    return this.retrying(() => this.once(call), {
-      idempotent: call.idempotent ?? false,
-      signal: call.signal,
-      to: this.base,
-    });
+    return this.retrying((signal) => this.once(call, signal), this.retryOptions(call));
   }
 
   /**
-   * Makes a request (`request` sends it once) until it succeeds, as {@link send} does for the
-   * service's own operations: for a request elsewhere too (an upload's PUT to its presigned
-   * address, `to` its origin).
+   * Makes a request (`request` sends it once, with the signal it is given) until it succeeds,
+   * as {@link send} does for the service's own operations: for a request elsewhere too (an
+   * upload's PUT to its presigned address, `to` its origin). Each attempt has `timeoutMs`
+   * (default {@link ClientOptions.timeoutMs}) for the request and for `read`, which takes the
+   * successful answer (default: the Response itself, body unread).
    */
-  async retrying(
-    request: () => Promise<Response>,
-    o: { idempotent: boolean; signal?: AbortSignal; to: string },
-  ): Promise<Response> {
+  async retrying<T = Response>(
+    request: (signal: AbortSignal) => Promise<Response>,
+    o: { idempotent: boolean; signal?: AbortSignal; to: string; timeoutMs?: number },
+    read: (res: Response) => Promise<T> = async (res) => res as T,
+  ): Promise<T> {
     const max = this.o.maxRetries ?? 4;
     for (let attempt = 0; ; attempt++) {
       let err: GenjobsError;
+      const limit = deadline(o.timeoutMs ?? this.o.timeoutMs ?? DEFAULT_TIMEOUT_MS, o.signal);
+      limit.restart();
       try {
-        const res = await request();
-        if (res.ok || res.status === 204) return res;
+        const res = await request(limit.signal);
+        if (res.ok || res.status === 204) return await read(res);
         err = await GenjobsError.fromResponse(res);
       } catch (e) {
         if (e instanceof GenjobsError) throw e;
         if (o.signal?.aborted) throw o.signal.reason;
-        err = new GenjobsError(`no answer from ${o.to}: ${String(e)}`, {
+        err = new GenjobsError(`no answer from ${o.to}: ${networkReason(e)}`, {
           status: 0,
           code: 'NETWORK_ERROR',
           retryable: true,
@@ -120,26 +169,51 @@ export class Http {
         });
         // Without an answer, a non-idempotent request may have happened: never repeat it.
         if (!o.idempotent) throw err;
+      } finally {
+        limit.clear();
       }
       if (!err.retryable || attempt >= max) throw err;
       await (this.o.sleep ?? sleep)(this.delay(attempt, err), o.signal);
     }
   }
 
-  /** Sends the call and parses its JSON answer. */
-  async json<T>(call: Call): Promise<T> {
-    const res = await this.send(call);
-    return (await res.json()) as T;
+  /** Sends the call and parses its JSON answer; an answer that is not JSON is an `INVALID_RESPONSE`. */
+  json<T>(call: Call): Promise<T> {
+    return this.retrying(
+      (signal) => this.once(call, signal),
+      this.retryOptions(call),
+      async (res) => {
+        const text = await res.text();
+        try {
+          return JSON.parse(text) as T;
+        } catch {
+          // Not the service (a proxy's login page, a captive portal): retrying would not help.
+          throw new GenjobsError(
+            `the answer from ${this.base} is not JSON (is that the genjobs api?): ${JSON.stringify(text.slice(0, 100))}`,
+            {
+              status: res.status,
+              code: 'INVALID_RESPONSE',
+              requestId: res.headers.get('x-request-id') ?? undefined,
+              retryable: false,
+            },
+          );
+        }
+      },
+    );
   }
 
-  private once(call: Call): Promise<Response> {
+  private retryOptions(call: Call) {
+    return { idempotent: call.idempotent ?? false, signal: call.signal, to: this.base };
+  }
+
+  private once(call: Call, signal: AbortSignal): Promise<Response> {
     const headers = this.headers(call.credential, call.headers);
     if (call.body !== undefined) headers.set('content-type', 'application/json');
     return (this.o.fetch ?? fetch)(this.url(call.path, call.query), {
       method: call.method,
       headers,
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
-      signal: call.signal,
+      signal,
     });
   }
 
@@ -154,4 +228,30 @@ export class Http {
     const base = Math.min(500 * 2 ** attempt, cap);
     return base / 2 + Math.random() * (base / 2);
   }
+}
+
+/**
+ * Why a request got no answer, with what fetch keeps in its cause (`fetch failed` alone says
+ * nothing): `fetch failed: connect ECONNREFUSED 127.0.0.1:1`, a certificate's problem and code.
+ */
+export function networkReason(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  if (e instanceof TimeoutError) return e.message;
+  const cause = e.cause as (Error & { code?: string; errors?: Error[] }) | undefined;
+  if (!(cause instanceof Error)) return e.message;
+  // A connection to each of a name's addresses failed: an AggregateError with an empty message.
+  const detail = cause.message || cause.errors?.[0]?.message || '';
+  const code = cause.code && !detail.includes(cause.code) ? ` (${cause.code})` : '';
+  return `${e.message}: ${detail}${code}`;
+}
+
+/**
+ * A path segment made of a caller's id: refused when empty, `.` or `..`, which a URL would
+ * resolve to another endpoint (`/v1/jobs/` is the job list), before any request.
+ * @throws TypeError
+ */
+export function segment(what: string, value: string): string {
+  if (value === '' || value === '.' || value === '..')
+    throw new TypeError(`genjobs client: ${what} cannot be ${JSON.stringify(value)}`);
+  return encodeURIComponent(value);
 }

@@ -1,8 +1,8 @@
 /**
  * `genjobs/client`: a typed client of the genjobs HTTP API. ESM, no dependencies beyond
- * `fetch` and Web Crypto, so it runs in Node 18+, Deno, Bun and workers, and in browsers on
- * the api's own origin (the api sends no CORS headers: an API key belongs on a server, not in
- * a page that anyone can read).
+ * `fetch`, Web Crypto and `AbortSignal.any`, so it runs in Node 20+, Deno, Bun and workers,
+ * and in browsers on the api's own origin (the api sends no CORS headers: an API key belongs
+ * on a server, not in a page that anyone can read).
  *
  * ```ts
  * import { createClient } from 'genjobs/client';

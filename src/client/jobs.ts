@@ -1,5 +1,12 @@
 import { GenjobsError } from './errors.ts';
-import { type Http, sleep } from './http.ts';
+import {
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  deadline,
+  type Http,
+  networkReason,
+  segment,
+  sleep,
+} from './http.ts';
 import { readEvents } from './sse.ts';
 import {
   type CancelResult,
@@ -45,8 +52,10 @@ export class Jobs {
   }
 
   /** POST /v1/jobs/submit. With an idempotency key, a retried submit answers the same job. */
-  submit(req: SubmitRequest, o: CallOptions & { idempotencyKey?: string } = {}): Promise<SubmitResult> {
+  async submit(req: SubmitRequest, o: CallOptions & { idempotencyKey?: string } = {}): Promise<SubmitResult> {
     const key = o.idempotencyKey;
+    // A blank key would be sent as none, and its retries could make a second job.
+    if (key?.trim() === '') throw new TypeError('genjobs client: an idempotencyKey cannot be blank');
     return this.http.json({
       method: 'POST',
       path: '/v1/jobs/submit',
@@ -69,7 +78,7 @@ export class Jobs {
     });
   }
 
-  get(jobId: string, o: CallOptions = {}): Promise<Job> {
+  async get(jobId: string, o: CallOptions = {}): Promise<Job> {
     return this.http.json({
       method: 'GET',
       path: jobPath(jobId),
@@ -90,7 +99,7 @@ export class Jobs {
     });
   }
 
-  cancel(jobId: string, o: CallOptions = {}): Promise<CancelResult> {
+  async cancel(jobId: string, o: CallOptions = {}): Promise<CancelResult> {
     return this.http.json({
       method: 'POST',
       path: `${jobPath(jobId)}/cancel`,
@@ -101,43 +110,62 @@ export class Jobs {
 
   /**
    * The job's records as they change (GET /v1/jobs/{jobId}/events), ending with the
-   * terminal one. A dropped stream is resumed with Last-Event-ID, so no change is lost.
+   * terminal one. A dropped stream is resumed with Last-Event-ID, so no change is lost; so is
+   * one silent for `streamIdleTimeoutMs` (the service sends a heartbeat every 15 s: a proxy
+   * or a lost connection holds it open with nothing behind).
    */
   async *events(jobId: string, o: CallOptions & { lastEventId?: string } = {}): AsyncGenerator<Job> {
+    const path = `${jobPath(jobId)}/events`;
+    const idleMs = this.http.o.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     let lastId = o.lastEventId;
     let failures = 0;
     for (;;) {
-      const res = await this.http.send({
-        method: 'GET',
-        path: `${jobPath(jobId)}/events`,
-        credential: 'bearer',
-        headers: { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
-        idempotent: true,
-        signal: o.signal,
-      });
-      if (res.status === 204) return; // the terminal record was the last one we had
-      if (!/^text\/event-stream/.test(res.headers.get('content-type') ?? '') || !res.body) {
-        await res.body?.cancel();
-        throw new GenjobsError('the answer is not an event stream (a proxy in the way?)', {
-          status: res.status,
-          code: 'STREAM_UNAVAILABLE',
-          retryable: false,
-        });
-      }
+      const idle = deadline(idleMs, o.signal);
       try {
-        for await (const e of readEvents(res.body)) {
-          if (e.event !== 'job') continue;
-          lastId = e.id ?? lastId;
-          failures = 0;
-          const job = JSON.parse(e.data) as Job;
-          yield job;
-          if (isFinished(job)) return;
+        const res = await this.http.send({
+          method: 'GET',
+          path,
+          credential: 'bearer',
+          headers: { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
+          idempotent: true,
+          signal: idle.signal,
+        });
+        if (res.status === 204) return; // the terminal record was the last one we had
+        if (!/^text\/event-stream/.test(res.headers.get('content-type') ?? '') || !res.body) {
+          await res.body?.cancel();
+          throw new GenjobsError('the answer is not an event stream (a proxy in the way?)', {
+            status: res.status,
+            code: 'STREAM_UNAVAILABLE',
+            retryable: false,
+          });
         }
-      } catch (err) {
-        if (o.signal?.aborted) throw o.signal.reason;
-        if (++failures > 5) throw err;
+        // Every chunk, a heartbeat too, restarts the idle limit.
+        idle.restart();
+        const body = res.body.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform: (chunk, out) => {
+              idle.restart();
+              out.enqueue(chunk);
+            },
+          }),
+        );
+        try {
+          for await (const e of readEvents(body)) {
+            if (e.event !== 'job') continue;
+            lastId = e.id ?? lastId;
+            failures = 0;
+            const job = JSON.parse(e.data) as Job;
+            yield job;
+            if (isFinished(job)) return;
+          }
+        } catch (err) {
+          if (o.signal?.aborted) throw o.signal.reason;
+          if (++failures > 5) throw brokenStream(err);
+        }
+      } finally {
+        idle.clear();
       }
-      // The stream ended early (a restart, a proxy's timeout): resume where it was.
+      // The stream ended early (a restart, a proxy's timeout, silence): resume where it was.
       await sleep(Math.min(500 * 2 ** failures, 10_000), o.signal);
     }
   }
@@ -212,4 +240,15 @@ export class Jobs {
   }
 }
 
-const jobPath = (jobId: string) => `/v1/jobs/${encodeURIComponent(jobId)}`;
+const jobPath = (jobId: string) => `/v1/jobs/${segment('a job id', jobId)}`;
+
+/** The error of an event stream that kept breaking off. */
+function brokenStream(err: unknown): GenjobsError {
+  if (err instanceof GenjobsError) return err;
+  return new GenjobsError(`the event stream kept breaking off: ${networkReason(err)}`, {
+    status: 0,
+    code: 'NETWORK_ERROR',
+    retryable: true,
+    cause: err,
+  });
+}

@@ -1,4 +1,4 @@
-import type { Http } from './http.ts';
+import { DEFAULT_TIMEOUT_MS, type Http, segment } from './http.ts';
 import type { CallOptions } from './jobs.ts';
 import type {
   AccountSummary,
@@ -28,8 +28,12 @@ export class CatalogApi {
   }
 
   /** `provider/model` (its default capability) or `provider/model/capability`. */
-  model(slug: string, o: CallOptions = {}): Promise<CatalogModelDetail> {
-    return this.get(`/v1/catalog/models/${slug.split('/').map(encodeURIComponent).join('/')}`, 'optional', o);
+  async model(slug: string, o: CallOptions = {}): Promise<CatalogModelDetail> {
+    const path = slug
+      .split('/')
+      .map((part) => segment('a part of a model slug', part))
+      .join('/');
+    return this.get(`/v1/catalog/models/${path}`, 'optional', o);
   }
 
   providers(
@@ -39,8 +43,8 @@ export class CatalogApi {
     return this.get('/v1/catalog/providers', 'none', o, filter);
   }
 
-  provider(id: string, o: CallOptions = {}): Promise<CatalogProviderDetail> {
-    return this.get(`/v1/catalog/providers/${encodeURIComponent(id)}`, 'none', o);
+  async provider(id: string, o: CallOptions = {}): Promise<CatalogProviderDetail> {
+    return this.get(`/v1/catalog/providers/${segment('a provider id', id)}`, 'none', o);
   }
 
   capabilityGroups(o: CallOptions = {}): Promise<CapabilityGroup[]> {
@@ -79,10 +83,10 @@ export class ModelsApi {
     });
   }
 
-  byProvider(providerId: string, o: CallOptions = {}): Promise<ProviderModelList> {
+  async byProvider(providerId: string, o: CallOptions = {}): Promise<ProviderModelList> {
     return this.http.json({
       method: 'GET',
-      path: `/v1/providers/${encodeURIComponent(providerId)}/models`,
+      path: `/v1/providers/${segment('a provider id', providerId)}/models`,
       credential: 'x-api-key',
       idempotent: true,
       signal: o.signal,
@@ -134,7 +138,7 @@ export class UploadsApi {
   async get(id: string, o: CallOptions = {}): Promise<UploadRecord['data']> {
     const res = await this.http.json<UploadRecord>({
       method: 'GET',
-      path: `/v1/uploads/${encodeURIComponent(id)}`,
+      path: `/v1/uploads/${segment('an upload id', id)}`,
       credential: 'bearer',
       idempotent: true,
       signal: o.signal,
@@ -155,16 +159,30 @@ export class UploadsApi {
     const f = this.http.o.fetch ?? fetch;
     // A PUT of the whole file to one address is idempotent: retried after a lost answer too.
     const res = await this.http.retrying(
-      () =>
+      (signal) =>
         f(presigned.uploadUrl, {
           method: 'PUT',
           headers: { 'content-type': o.contentType },
           body,
-          signal: o.signal,
+          signal,
         }),
-      { idempotent: true, signal: o.signal, to: new URL(presigned.uploadUrl).origin },
+      {
+        idempotent: true,
+        signal: o.signal,
+        to: new URL(presigned.uploadUrl).origin,
+        timeoutMs: putTimeoutMs(this.http.o.timeoutMs ?? DEFAULT_TIMEOUT_MS, body.size),
+      },
     );
     await res.body?.cancel();
     return presigned;
   }
+}
+
+/**
+ * The time limit of an upload's PUT: the request's, plus a second per 32 KiB of the file
+ * (a 256 kbit/s link), since fetch cannot tell whether the bytes of a sized body still flow
+ * (a streamed one would go chunked, which presigned PUTs refuse).
+ */
+export function putTimeoutMs(timeoutMs: number, bytes: number): number {
+  return timeoutMs + Math.ceil(bytes / 32_768) * 1_000;
 }

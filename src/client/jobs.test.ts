@@ -1,0 +1,94 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Http } from './http.ts';
+import { Jobs } from './jobs.ts';
+import { putTimeoutMs } from './resources.ts';
+
+const servers: Array<ReturnType<typeof createServer>> = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+/** A real local server answering each request with the next handler; records the requests. */
+async function scripted(answers: Array<(res: ServerResponse) => void>) {
+  const seen: IncomingMessage[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req);
+    (answers.shift() ?? ((r) => r.writeHead(500).end()))(res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+const job = (status: string) => ({ jobId: 'j1', status, model: 'm', createdAt: '2026-01-01T00:00:00Z' });
+const event = (id: string, status: string) =>
+  `id: ${id}\nevent: job\ndata: ${JSON.stringify(job(status))}\n\n`;
+
+describe('Jobs', () => {
+  it('resumes an event stream that stays silent past streamIdleTimeoutMs, with Last-Event-ID', async () => {
+    const { url, seen } = await scripted([
+      // A pending record, then nothing: no heartbeat, no end (a proxy holding a dead stream).
+      (res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).write(event('1', 'pending')),
+      (res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(event('2', 'completed')),
+    ]);
+    const jobs = new Jobs(new Http({ baseUrl: url, streamIdleTimeoutMs: 300 }));
+    const statuses: string[] = [];
+    for await (const j of jobs.events('j1')) statuses.push(j.status);
+    expect(statuses).toEqual(['pending', 'completed']);
+    expect(seen.map((r) => r.headers['last-event-id'])).toEqual([undefined, '1']);
+  });
+
+  it('heartbeats keep a quiet stream open', async () => {
+    const { url, seen } = await scripted([
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).write(event('1', 'pending'));
+        const beat = setInterval(() => res.write(': heartbeat\n\n'), 100);
+        setTimeout(() => {
+          clearInterval(beat);
+          res.end(event('2', 'completed'));
+        }, 700);
+      },
+    ]);
+    const jobs = new Jobs(new Http({ baseUrl: url, streamIdleTimeoutMs: 300 }));
+    const statuses: string[] = [];
+    for await (const j of jobs.events('j1')) statuses.push(j.status);
+    expect(statuses).toEqual(['pending', 'completed']);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('refuses an empty, . or .. job id before any request (GET /v1/jobs/ is the job list)', async () => {
+    const { url, seen } = await scripted([]);
+    const jobs = new Jobs(new Http({ baseUrl: url }));
+    for (const id of ['', '.', '..']) {
+      await expect(jobs.get(id)).rejects.toThrow(/a job id cannot be/);
+      await expect(jobs.cancel(id)).rejects.toThrow(TypeError);
+      await expect(jobs.wait(id)).rejects.toThrow(TypeError);
+    }
+    expect(seen).toHaveLength(0);
+  });
+
+  it('refuses a blank Idempotency-Key, which would be sent as none and retried as if it were one', async () => {
+    const { url, seen } = await scripted([]);
+    const jobs = new Jobs(new Http({ baseUrl: url }));
+    await expect(jobs.submit({ model: 'm', input: {} }, { idempotencyKey: ' ' })).rejects.toThrow(
+      /idempotencyKey cannot be blank/,
+    );
+    expect(seen).toHaveLength(0);
+  });
+});
+
+describe('putTimeoutMs', () => {
+  it.each([
+    [60_000, 0, 60_000],
+    [60_000, 1, 61_000],
+    [60_000, 32_768, 61_000],
+    [60_000, 100 * 1024 * 1024, 60_000 + 3_200_000],
+  ])('timeout %i, %i bytes: %i ms', (timeoutMs, bytes, expected) => {
+    expect(putTimeoutMs(timeoutMs, bytes)).toBe(expected);
+  });
+});
