@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { registerAdminCommands } from './admin/cli.ts';
 import { registerHistoryCommands } from './admin/history.ts';
+import { NODE_FOR_SERVICE, requireNode } from './admin/node-version.ts';
 import { registerUserCommands } from './cli-user/commands.ts';
 import type { Config } from './config.ts';
 import { ConfigError, kubeDeadlines, loadConfig } from './config.ts';
@@ -53,32 +54,29 @@ async function serve(
   await running.stop();
 }
 
-program
-  .command('api')
+// The service's entrypoints run on the project's Node; the user commands on Node 20 and later.
+requireNode(program.command('api'), NODE_FOR_SERVICE)
   .description('serve the HTTP API (Express) from informer caches')
   .action(async (_o, cmd: Command) => {
     const { startApi } = await import('./api/main.ts');
     await serve('api', cmd, startApi);
   });
 
-program
-  .command('controller')
+requireNode(program.command('controller'), NODE_FOR_SERVICE)
   .description('run the reconcilers: jobs, Pods, accounts, uploads, webhooks (leader-elected)')
   .action(async (_o, cmd: Command) => {
     const { startController } = await import('./controller/main.ts');
     await serve('controller', cmd, startController);
   });
 
-program
-  .command('dev')
+requireNode(program.command('dev'), NODE_FOR_SERVICE)
   .description('run the whole service locally: control plane, api, controller and node agent')
   .action(async () => {
     const { devMain } = await import('./dev/main.ts');
     await devMain();
   });
 
-program
-  .command('worker')
+requireNode(program.command('worker'), NODE_FOR_SERVICE)
   .description('run one job inside a worker Pod and exit (the controller starts it)')
   .action(async () => {
     const { workerEntrypoint } = await import('./worker/entrypoint.ts');

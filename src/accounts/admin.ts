@@ -125,6 +125,10 @@ export class AccountAdmin {
     scopes: string[],
     expiresInMs?: number,
   ): Promise<{ key: string; apiKey: ApiKey }> {
+    // 0 is a key that has expired already, not one without an expiry (leave it out for that).
+    if (expiresInMs !== undefined && !(expiresInMs > 0)) {
+      throw new AppError('VALIDATION_ERROR', `a key's lifetime is more than 0 ms, not ${expiresInMs}`);
+    }
     const owner = await this.getAccount(account);
     const unknown = scopes.filter((s) => !SCOPES.includes(s as Scope));
     if (scopes.length === 0 || unknown.length > 0) {
@@ -150,7 +154,7 @@ export class AccountAdmin {
         scopes: [...new Set(scopes)] as Scope[],
         keyHash,
         prefix: displayPrefix(key),
-        ...(expiresInMs ? { expiresAt: new Date(Date.now() + expiresInMs).toISOString() } : {}),
+        ...(expiresInMs !== undefined ? { expiresAt: new Date(Date.now() + expiresInMs).toISOString() } : {}),
       },
     });
     return { key, apiKey };

@@ -6,7 +6,8 @@ import { AppError } from '../errors.ts';
 import type { Kube } from '../k8s/client.ts';
 import { statusOf } from '../k8s/errors.ts';
 import type { Account, ApiKey } from '../k8s/types.ts';
-import { parseDuration } from './duration.ts';
+import { parseDuration, parseLifetime } from './duration.ts';
+import { NODE_FOR_KUBERNETES, requireNode } from './node-version.ts';
 
 type Output = { output?: string };
 
@@ -202,7 +203,9 @@ const KEY_HEADER = 'NAME\tACCOUNT\tPREFIX\tSCOPES\tEXPIRES\tDISABLED';
 
 /** `genjobs accounts …` and `genjobs keys …`: administration through the current kubeconfig. */
 export function registerAdminCommands(program: Command): void {
-  const accounts = program.command('accounts').description('manage accounts and their credit');
+  const accounts = requireNode(program.command('accounts'), NODE_FOR_KUBERNETES).description(
+    'manage accounts and their credit',
+  );
   accounts
     .command('create <name>')
     .description('create an account (its credit and plan)')
@@ -273,7 +276,10 @@ export function registerAdminCommands(program: Command): void {
     .description("show the account's webhook signing secret (whsec_…), made on first use")
     .option('--rotate', 'make a new secret; the old one keeps signing during the overlap')
     .addOption(
-      new Option('--overlap <duration>', 'how long the old secret keeps signing after --rotate')
+      new Option(
+        '--overlap <duration>',
+        'how long the old secret keeps signing after --rotate (0: not at all)',
+      )
         .argParser(parsed(parseDuration))
         .default(parseDuration('24h'), '24h'),
     )
@@ -293,13 +299,13 @@ export function registerAdminCommands(program: Command): void {
       }),
     );
 
-  const keys = program.command('keys').description('manage API keys');
+  const keys = requireNode(program.command('keys'), NODE_FOR_KUBERNETES).description('manage API keys');
   keys
     .command('create')
     .description('make an API key of an account (printed once)')
     .requiredOption('--account <name>', 'account the key acts for')
     .requiredOption('--scopes <list>', 'comma-separated: submit_job, check_status, list_models', list)
-    .option('--expires-in <duration>', 'lifetime, e.g. 30d or 12h', parsed(parseDuration))
+    .option('--expires-in <duration>', 'lifetime, e.g. 30d or 12h', parsed(parseLifetime))
     .addOption(outputOption())
     .action(
       run(async (o, cmd: Command) => {

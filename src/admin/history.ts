@@ -143,7 +143,8 @@ export function registerHistoryCommands(program: Command): void {
       if (o.output === 'json') console.log(JSON.stringify({ jobs, nextBefore: next ?? null }, null, 2));
       else {
         console.log([HISTORY_HEADER, ...jobs.map(historyRow)].join('\n'));
-        if (next) console.log(`\nmore: --before ${next}`);
+        // On stderr: stdout holds the table alone, for a script to read.
+        if (next) console.error(`more: --before ${next}`);
       }
     });
   oneLineMistakes(history);

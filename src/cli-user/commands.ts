@@ -8,49 +8,34 @@ import {
   type Job,
   type PresignRequest,
 } from '../client/index.ts';
-import { downloadOutputs } from './download.ts';
-import { buildInput, readError, UsageError } from './input.ts';
+import { downloadOutputs, prepareDownloadDir, SaveError } from './download.ts';
+import { EXIT, exitForError, exitForJob, exitHelp } from './exit.ts';
+import { buildInput, fileError, UsageError } from './input.ts';
 import { Progress } from './progress.ts';
-import { loadSettings, type Settings } from './settings.ts';
-
-/**
- * Exit codes of the user commands: a script can tell a failed job from a refused request
- * from a mistake in the command line.
- */
-export const EXIT = {
-  /** The command did what it was asked; a waited-for job completed. */
-  ok: 0,
-  /** The job failed (its error is printed). */
-  jobFailed: 1,
-  /** Usage: an unknown option, a missing argument, unreadable input. */
-  usage: 2,
-  /** The job was cancelled. */
-  jobCancelled: 3,
-  /** The service refused the request (auth, balance, not found, invalid input). */
-  refused: 4,
-  /** The service could not be reached or was unavailable after retries. */
-  unavailable: 5,
-  /** The account's limits (request rate, concurrent jobs) still refused it after retries: try later. */
-  throttled: 6,
-  /** Interrupted (Ctrl-C) while waiting; the job goes on. */
-  interrupted: 130,
-} as const;
+import { loadSettings, type Settings, urlSource } from './settings.ts';
 
 type Output = { output?: string };
 const outputOption = () =>
   new Option('-o, --output <format>', 'json: print the record as JSON').choices(['json']);
 
+/** The client, on the address and key the settings give; a bad address is a usage mistake. */
 function client(): GenjobsClient {
   const s = loadSettings();
-  return createClient({ baseUrl: s.url, apiKey: s.apiKey });
+  try {
+    return createClient({ baseUrl: s.url, apiKey: s.apiKey });
+  } catch (err) {
+    // createClient refuses nothing but an address that is not http(s).
+    if (!(err instanceof TypeError)) throw err;
+    throw new UsageError(
+      `${urlSource(s)} holds ${JSON.stringify(s.url)}, which is not an http:// or https:// address`,
+    );
+  }
 }
 
-function exitFor(job: Job): number {
-  return job.status === 'completed'
-    ? EXIT.ok
-    : job.status === 'cancelled'
-      ? EXIT.jobCancelled
-      : EXIT.jobFailed;
+/** A job id as an argument: one that a URL would read as another endpoint is a mistake. */
+function jobIdOf(id: string): string {
+  if (id === '' || id === '.' || id === '..') throw new UsageError(`${JSON.stringify(id)} is not a job id`);
+  return id;
 }
 
 /** A record as plain `key: value` lines. */
@@ -65,25 +50,51 @@ function print(o: Output, value: unknown, text: () => string): void {
   console.log(o.output === 'json' ? JSON.stringify(value, null, 2) : text());
 }
 
-/** Follows a job to its end, showing progress on stderr; Ctrl-C stops waiting (exit 130). */
+/**
+ * Follows a job to its end, showing progress on stderr. SIGINT (Ctrl-C) or SIGTERM (a CI
+ * runner's cancel) stops the waiting, not the job.
+ */
 async function follow(c: GenjobsClient, jobId: string, o: Output): Promise<Job> {
   const progress = o.output === 'json' && !process.stderr.isTTY ? undefined : new Progress(process.stderr);
   const ac = new AbortController();
-  const interrupt = () => ac.abort(new Interrupted());
-  process.once('SIGINT', interrupt);
+  const stop = (signal: NodeJS.Signals) => ac.abort(new Interrupted(jobId, signal));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     return await c.jobs.wait(jobId, { signal: ac.signal, onUpdate: (j) => progress?.update(j) });
   } finally {
-    process.off('SIGINT', interrupt);
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     progress?.done();
   }
 }
 
-class Interrupted extends Error {}
+/** The waiting for a job was stopped by a signal; the job goes on. */
+class Interrupted extends Error {
+  readonly jobId: string;
+  readonly signal: NodeJS.Signals;
+  constructor(jobId: string, signal: NodeJS.Signals) {
+    super(`${signal} while waiting for job ${jobId}`);
+    this.jobId = jobId;
+    this.signal = signal;
+  }
+}
 
-/** Prints a finished job (and downloads its outputs); answers the exit code. */
+/**
+ * Prints a finished job and downloads its outputs; answers the exit code. Outputs that
+ * could not be saved do not hide the record: it is printed, and the exit code says so.
+ */
 async function finish(job: Job, o: Output & { download?: string }): Promise<number> {
-  const files = job.status === 'completed' && o.download ? await downloadOutputs(job, o.download) : [];
+  let files: string[] = [];
+  let unsaved: SaveError | undefined;
+  if (job.status === 'completed' && o.download) {
+    try {
+      files = await downloadOutputs(job, o.download);
+    } catch (err) {
+      if (!(err instanceof SaveError)) throw err;
+      unsaved = err;
+    }
+  }
   print(o, job, () => {
     const lines = [`${job.jobId} ${job.status}`];
     if (job.error) lines.push(`error: ${job.error.code}: ${job.error.message}`);
@@ -91,45 +102,53 @@ async function finish(job: Job, o: Output & { download?: string }): Promise<numb
     for (const f of files) lines.push(`saved: ${f}`);
     return lines.join('\n');
   });
-  return exitFor(job);
+  if (!unsaved) return exitForJob(job);
+  console.error(`genjobs: the job completed but its outputs could not be saved: ${unsaved.message}`);
+  return EXIT.outputsNotSaved;
 }
 
 /** What to do when the service did not answer, given where its address came from. */
 export function unreachableHint(s: Settings): string {
-  const from =
-    s.source === 'environment'
-      ? 'GENJOBS_URL'
-      : s.source === 'dev mode'
-        ? `the dev mode's api-url file (is \`npm run dev\` still running?)`
-        : 'the default: neither GENJOBS_URL nor a dev mode is set';
-  return `${s.url} is from ${from}; set GENJOBS_URL to the service's address`;
+  const running = s.source === 'dev mode' ? ' (is `npm run dev` still running?)' : '';
+  return `${s.url} is from ${urlSource(s)}${running}; set GENJOBS_URL to the service's address`;
 }
 
-/** Runs an action and turns its outcome into the exit code. */
+/**
+ * Runs an action and turns its outcome into the exit code: every failure is one line on
+ * stderr (GENJOBS_DEBUG=1 adds the stack of an unexpected one), never a Node stack trace.
+ */
 function action<A extends unknown[]>(fn: (...args: A) => Promise<number | undefined>) {
   return async (...args: A) => {
     try {
       process.exitCode = (await fn(...args)) ?? EXIT.ok;
     } catch (err) {
-      if (err instanceof Interrupted) {
-        console.error('genjobs: stopped waiting; the job goes on (genjobs jobs watch ID to follow it again)');
-        process.exitCode = EXIT.interrupted;
-      } else if (err instanceof UsageError) {
-        console.error(`genjobs: ${err.message}`);
-        process.exitCode = EXIT.usage;
-      } else if (err instanceof GenjobsError) {
-        const id = err.requestId ? ` (request ${err.requestId})` : '';
-        console.error(`genjobs: ${err.code}: ${err.message}${id}`);
-        if (err.status === 0) console.error(`genjobs: ${unreachableHint(loadSettings())}`);
-        process.exitCode =
-          err.status === 429
-            ? EXIT.throttled
-            : err.status === 0 || err.retryable
-              ? EXIT.unavailable
-              : EXIT.refused;
-      } else throw err;
+      process.exitCode = failed(err);
     }
   };
+}
+
+/** Says what went wrong; answers the exit code. */
+function failed(err: unknown): number {
+  if (err instanceof Interrupted) {
+    console.error(
+      `genjobs: stopped waiting; the job goes on (genjobs jobs watch ${err.jobId} to follow it again)`,
+    );
+    return err.signal === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+  }
+  if (err instanceof UsageError) {
+    console.error(`genjobs: ${err.message}`);
+    return EXIT.usage;
+  }
+  if (err instanceof GenjobsError) {
+    const id = err.requestId ? ` (request ${err.requestId})` : '';
+    console.error(`genjobs: ${err.code}: ${err.message}${id}`);
+    if (err.status === 0 || err.code === 'INVALID_RESPONSE')
+      console.error(`genjobs: ${unreachableHint(loadSettings())}`);
+    return exitForError(err);
+  }
+  console.error(`genjobs: ${err instanceof Error ? err.message : String(err)}`);
+  if (process.env.GENJOBS_DEBUG && err instanceof Error) console.error(err.stack);
+  return EXIT.unexpected;
 }
 
 /** Commander's own usage errors exit 2, as the other usage mistakes do. */
@@ -159,9 +178,7 @@ export function registerUserCommands(program: Command): void {
   usageExit(
     program
       .command('run')
-      .description(
-        'submit a job; with --wait or --download, follow it to the end (exit 0 completed, 1 failed, 3 cancelled)',
-      )
+      .description('submit a job; with --wait or --download, follow it to the end')
       .argument('<model>', 'model slug, e.g. genjobs/reference-video/text-to-video')
       .option(
         '-i, --input <key=value>',
@@ -173,7 +190,8 @@ export function registerUserCommands(program: Command): void {
       .option('--wait', 'wait for the job to finish')
       .option('--download <dir>', 'wait, then save the outputs into this directory')
       .option('--idempotency-key <key>', 'default: a new random key (retries never make a second job)')
-      .addOption(outputOption()),
+      .addOption(outputOption())
+      .addHelpText('after', exitHelp()),
   ).action(
     action(
       async (
@@ -187,7 +205,10 @@ export function registerUserCommands(program: Command): void {
         },
       ) => {
         const input = await buildInput(o.input, o.inputFile);
+        if (o.idempotencyKey?.trim() === '')
+          throw new UsageError('--idempotency-key is empty: give a key, or leave it out for a random one');
         const c = client();
+        if (o.download) await prepareDownloadDir(o.download);
         const submitted = await c.jobs.submit(
           { model, input },
           { idempotencyKey: o.idempotencyKey ?? crypto.randomUUID() },
@@ -209,7 +230,7 @@ export function registerUserCommands(program: Command): void {
   const jobs = usageExit(program.command('jobs').description('read, list, cancel and watch jobs (HTTP API)'));
   usageExit(jobs.command('get').argument('<jobId>').addOption(outputOption())).action(
     action(async (jobId: string, o: Output) => {
-      const job = await client().jobs.get(jobId);
+      const job = await client().jobs.get(jobIdOf(jobId));
       print(o, job, () => plain(job));
       return EXIT.ok;
     }),
@@ -231,17 +252,16 @@ export function registerUserCommands(program: Command): void {
         cursor: o.cursor,
       });
       print(o, page, () =>
-        [
-          ...page.jobs.map((j) => `${j.jobId}  ${j.status.padEnd(10)}  ${j.createdAt}  ${j.model}`),
-          ...(page.nextCursor ? [`more: --cursor ${page.nextCursor}`] : []),
-        ].join('\n'),
+        page.jobs.map((j) => `${j.jobId}  ${j.status.padEnd(10)}  ${j.createdAt}  ${j.model}`).join('\n'),
       );
+      // On stderr: stdout holds the rows alone, for a script to read.
+      if (o.output !== 'json' && page.nextCursor) console.error(`more: --cursor ${page.nextCursor}`);
       return EXIT.ok;
     }),
   );
   usageExit(jobs.command('cancel').argument('<jobId>').addOption(outputOption())).action(
     action(async (jobId: string, o: Output) => {
-      const r = await client().jobs.cancel(jobId);
+      const r = await client().jobs.cancel(jobIdOf(jobId));
       print(o, r, () => `${r.jobId} cancelled, refunded ${r.refundedMicroCents} micro-cents`);
       return EXIT.ok;
     }),
@@ -249,14 +269,18 @@ export function registerUserCommands(program: Command): void {
   usageExit(
     jobs
       .command('watch')
-      .description('follow a job to its end (exit 0 completed, 1 failed, 3 cancelled)')
+      .description('follow a job to its end')
       .argument('<jobId>')
       .option('--download <dir>', 'save the outputs into this directory')
-      .addOption(outputOption()),
+      .addOption(outputOption())
+      .addHelpText('after', exitHelp()),
   ).action(
-    action(async (jobId: string, o: Output & { download?: string }) =>
-      finish(await follow(client(), jobId, o), o),
-    ),
+    action(async (jobId: string, o: Output & { download?: string }) => {
+      const id = jobIdOf(jobId);
+      const c = client();
+      if (o.download) await prepareDownloadDir(o.download);
+      return finish(await follow(c, id, o), o);
+    }),
   );
 
   usageExit(
@@ -305,7 +329,7 @@ export function registerUserCommands(program: Command): void {
         CONTENT_TYPES[extname(file).toLowerCase()]) as PresignRequest['contentType'];
       if (!contentType) throw new UsageError(`cannot tell the content type of ${file}: give --content-type`);
       const data = await readFile(file).catch((err: unknown) => {
-        throw new UsageError(`cannot read ${file}: ${readError(err)}`);
+        throw new UsageError(`cannot read ${file}: ${fileError(err)}`);
       });
       const r = await client().uploads.upload(new Uint8Array(data), {
         contentType,

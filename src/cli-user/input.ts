@@ -23,7 +23,7 @@ export async function buildInput(
       file === '-'
         ? await readStdin()
         : await readFile(file, 'utf8').catch((err: unknown) => {
-            throw new UsageError(`cannot read --input-file ${file}: ${readError(err)}`);
+            throw new UsageError(`cannot read --input-file ${file}: ${fileError(err)}`);
           });
     let parsed: unknown;
     try {
@@ -54,7 +54,11 @@ export async function buildInput(
     }
   }
   if (Object.keys(input).length === 0)
-    throw new UsageError('give the job input with --input key=value or --input-file');
+    throw new UsageError(
+      file === undefined
+        ? 'give the job input with --input key=value or --input-file'
+        : `the job input is empty: --input-file ${file} holds no fields`,
+    );
   return input;
 }
 
@@ -64,11 +68,13 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Why a file could not be read, in words (`no such file`, not an errno). */
-export function readError(err: unknown): string {
+/** Why a file could not be read or written, in words (`no such file`, not an errno). */
+export function fileError(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return 'no such file';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'EISDIR') return 'it is a directory';
+  if (code === 'ENOTDIR' || code === 'EEXIST') return 'a file is in the way';
+  if (code === 'EROFS') return 'a read-only file system';
   return err instanceof Error ? err.message : String(err);
 }

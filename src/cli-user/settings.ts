@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { assertNever } from '../errors.ts';
 
 /** Where the user commands find the service and the key. */
 export interface Settings {
@@ -8,6 +9,8 @@ export interface Settings {
   apiKey: string | undefined;
   /** Where each came from, for messages. */
   source: 'environment' | 'dev mode' | 'default';
+  /** Where dev mode's files are looked for. */
+  devDir: string;
 }
 
 /**
@@ -27,5 +30,20 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     url: url ?? 'http://127.0.0.1:8080',
     apiKey,
     source: env.GENJOBS_URL ? 'environment' : url ? 'dev mode' : 'default',
+    devDir: dir,
   };
+}
+
+/** Where the service's address came from, in words. */
+export function urlSource(s: Settings): string {
+  switch (s.source) {
+    case 'environment':
+      return 'GENJOBS_URL';
+    case 'dev mode':
+      return `the dev mode's ${join(s.devDir, 'api-url')}`;
+    case 'default':
+      return `the default: GENJOBS_URL is not set and ${s.devDir} has no api-url (no dev mode there)`;
+    default:
+      return assertNever(s.source);
+  }
 }

@@ -39,7 +39,9 @@ it('genjobs history list pages an account newest first, and history get shows th
     ['h3', 'completed'],
     ['h2', 'failed'],
   ]);
-  const before = /--before (\S+)/.exec(first.stdout)?.[1];
+  // The next page's hint on stderr: stdout holds the table alone.
+  expect(first.stdout).not.toContain('more:');
+  const before = /^more: --before (\S+)$/m.exec(first.stderr)?.[1];
   expect(before).toBe(`${at(2)},h2`);
   const next = JSON.parse(
     (await history('list', '--account', 'acme', '--before', before!, '-o', 'json')).stdout,
