@@ -27,6 +27,8 @@ export class GenjobsError extends Error {
   readonly errors: Array<{ pointer: string; message: string }>;
   /** Seconds the service asked to wait before retrying (Retry-After). */
   readonly retryAfterSeconds: number | undefined;
+  /** How many times the request was sent, retries included. */
+  readonly attempts: number;
 
   constructor(
     message: string,
@@ -37,6 +39,7 @@ export class GenjobsError extends Error {
       retryable: boolean;
       errors?: Array<{ pointer: string; message: string }>;
       retryAfterSeconds?: number;
+      attempts?: number;
       cause?: unknown;
     },
   ) {
@@ -48,10 +51,11 @@ export class GenjobsError extends Error {
     this.retryable = o.retryable;
     this.errors = o.errors ?? [];
     this.retryAfterSeconds = o.retryAfterSeconds;
+    this.attempts = o.attempts ?? 1;
   }
 
-  /** The error for an answer that is not 2xx. */
-  static async fromResponse(res: Response): Promise<GenjobsError> {
+  /** The error for an answer that is not 2xx, to the `attempts`-th sending of the request. */
+  static async fromResponse(res: Response, attempts = 1): Promise<GenjobsError> {
     const text = await res.text().catch(() => '');
     let body: ProblemBody = {};
     try {
@@ -69,6 +73,7 @@ export class GenjobsError extends Error {
         (res.status === 429 || res.status === 502 || res.status === 503 || res.status === 504),
       errors: body.errors,
       retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+      attempts,
     });
   }
 }

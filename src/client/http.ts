@@ -157,7 +157,7 @@ export class Http {
       try {
         const res = await request(limit.signal);
         if (res.ok || res.status === 204) return await read(res);
-        err = await GenjobsError.fromResponse(res);
+        err = await GenjobsError.fromResponse(res, attempt + 1);
       } catch (e) {
         if (e instanceof GenjobsError) throw e;
         if (o.signal?.aborted) throw o.signal.reason;
@@ -165,6 +165,7 @@ export class Http {
           status: 0,
           code: 'NETWORK_ERROR',
           retryable: true,
+          attempts: attempt + 1,
           cause: e,
         });
         // Without an answer, a non-idempotent request may have happened: never repeat it.

@@ -82,6 +82,51 @@ describe('Jobs', () => {
   });
 });
 
+describe('Jobs.cancel', () => {
+  const problem = (status: number, code: string, retryable: boolean) => (res: ServerResponse) =>
+    res
+      .writeHead(status, { 'content-type': 'application/problem+json' })
+      .end(JSON.stringify({ status, code, detail: code, retryable, requestId: 'r' }));
+  const cancelled = (res: ServerResponse) =>
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ ...job('cancelled'), costMicroCents: 900, refundedMicroCents: 900 }));
+  const instant = { sleep: async () => {} };
+
+  it('a retry that meets the job cancelled (the first answer, a 503, came after the cancel landed) answers the cancellation', async () => {
+    const { url, seen } = await scripted([
+      problem(503, 'UNAVAILABLE', true),
+      problem(409, 'JOB_CANNOT_BE_CANCELLED', false),
+      cancelled,
+    ]);
+    const jobs = new Jobs(new Http({ baseUrl: url, ...instant }));
+    expect(await jobs.cancel('j1')).toEqual({ jobId: 'j1', status: 'cancelled', refundedMicroCents: 900 });
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'POST /v1/jobs/j1/cancel',
+      'POST /v1/jobs/j1/cancel',
+      'GET /v1/jobs/j1',
+    ]);
+  });
+
+  it('a first cancel of a job that is no longer pending is the 409, as the spec says', async () => {
+    const { url, seen } = await scripted([problem(409, 'JOB_CANNOT_BE_CANCELLED', false), cancelled]);
+    const jobs = new Jobs(new Http({ baseUrl: url, ...instant }));
+    await expect(jobs.cancel('j1')).rejects.toMatchObject({ code: 'JOB_CANNOT_BE_CANCELLED', attempts: 1 });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a retry that meets the job running or done is still the 409', async () => {
+    const { url } = await scripted([
+      problem(503, 'UNAVAILABLE', true),
+      problem(409, 'JOB_CANNOT_BE_CANCELLED', false),
+      (res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(job('processing'))),
+    ]);
+    const jobs = new Jobs(new Http({ baseUrl: url, ...instant }));
+    await expect(jobs.cancel('j1')).rejects.toMatchObject({ code: 'JOB_CANNOT_BE_CANCELLED', attempts: 2 });
+  });
+});
+
 describe('putTimeoutMs', () => {
   it.each([
     [60_000, 0, 60_000],

@@ -99,13 +99,27 @@ export class Jobs {
     });
   }
 
+  /**
+   * Cancels a pending job (POST /v1/jobs/{jobId}/cancel). A cancel answered 503 may still have
+   * happened (the service could not confirm it in time), and its retry then meets the job
+   * cancelled, which the service answers 409 `JOB_CANNOT_BE_CANCELLED`: that retry answers
+   * the job's cancellation instead. A first cancel of a cancelled job is the 409, as the spec says.
+   */
   async cancel(jobId: string, o: CallOptions = {}): Promise<CancelResult> {
-    return this.http.json({
-      method: 'POST',
-      path: `${jobPath(jobId)}/cancel`,
-      credential: 'bearer',
-      signal: o.signal,
-    });
+    try {
+      return await this.http.json<CancelResult>({
+        method: 'POST',
+        path: `${jobPath(jobId)}/cancel`,
+        credential: 'bearer',
+        signal: o.signal,
+      });
+    } catch (err) {
+      if (!(err instanceof GenjobsError && err.code === 'JOB_CANNOT_BE_CANCELLED' && err.attempts > 1))
+        throw err;
+      const job = await this.get(jobId, o);
+      if (job.status !== 'cancelled') throw err;
+      return { jobId: job.jobId, status: 'cancelled', refundedMicroCents: job.refundedMicroCents ?? 0 };
+    }
   }
 
   /**
