@@ -342,7 +342,9 @@ export function registerAdminCommands(program: Command): void {
     );
   keys
     .command('revoke <name>')
-    .description('disable an API key at once')
+    .description(
+      'revoke an API key: it is deleted and refused at once (revoking it again says it is not found)',
+    )
     .addOption(outputOption())
     .action(
       run(async (name: string, o, cmd: Command) => {

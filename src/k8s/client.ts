@@ -39,6 +39,12 @@ export function loadKubeConfig(kubeconfig?: string): KubeConfig {
   const kc = new KubeConfig();
   if (kubeconfig) kc.loadFromFile(kubeconfig);
   else kc.loadFromDefault();
+  // With no kubeconfig and no in-cluster account, client-node makes up http://localhost:8080,
+  // which it then refuses to talk to: say what is missing instead.
+  if (!kubeconfig && kc.getCurrentCluster()?.server === 'http://localhost:8080' && kc.clusters.length === 1)
+    throw new Error(
+      'no kubeconfig found ($KUBECONFIG, ~/.kube/config) and not running in a cluster: pass --kubeconfig (dev mode writes $GENJOBS_DEV_DIR/kubeconfig)',
+    );
   return kc;
 }
 
