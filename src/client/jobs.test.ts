@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Http } from './http.ts';
 import { Jobs } from './jobs.ts';
-import { putTimeoutMs } from './resources.ts';
+import { maxUploadBytes, putTimeoutMs, UploadsApi } from './resources.ts';
 
 const servers: Array<ReturnType<typeof createServer>> = [];
 afterEach(() => {
@@ -124,6 +124,30 @@ describe('Jobs.cancel', () => {
     ]);
     const jobs = new Jobs(new Http({ baseUrl: url, ...instant }));
     await expect(jobs.cancel('j1')).rejects.toMatchObject({ code: 'JOB_CANNOT_BE_CANCELLED', attempts: 2 });
+  });
+});
+
+describe('UploadsApi.upload', () => {
+  it('refuses a file larger than its type may be before presigning: nothing counts against the quota', async () => {
+    const { url, seen } = await scripted([]);
+    const uploads = new UploadsApi(new Http({ baseUrl: url }));
+    const big = new Uint8Array(10 * 1024 * 1024 + 1);
+    await expect(
+      uploads.upload(big, { contentType: 'image/png', filename: 'big.png' }),
+    ).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      status: 413,
+      retryable: false,
+    });
+    expect(seen).toEqual([]);
+  });
+
+  it.each([
+    ['image/webp', 10],
+    ['audio/wav', 50],
+    ['video/mp4', 100],
+  ])('%s may have %i MB (spec 8)', (type, mb) => {
+    expect(maxUploadBytes(type)).toBe(mb * 1024 * 1024);
   });
 });
 
