@@ -10,7 +10,7 @@ import {
   type Variant,
 } from '../../catalog/index.ts';
 import { preparePartialInput } from '../../catalog/partial-input.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, httpStatus } from '../../errors.ts';
 import { IDEMPOTENCY_WINDOW_MS } from '../../jobs/idempotency.ts';
 import { ACCOUNT_LABEL, labelValue, MODEL_LABEL, SUBMITTED_AT_ANNOTATION } from '../../jobs/labels.ts';
 import { type JobRecord, phaseOf } from '../../jobs/record.ts';
@@ -121,13 +121,21 @@ export class JobService {
   /**
    * Submits with one Idempotency-Key run one at a time in this replica: one that waited finds
    * the job the first made and replays it. Racing, the second would draw the same money first
-   * and, on a balance for one job, be told 402 about a job that exists.
+   * and, on a balance for one job, be told 402 about a job that exists. One that waited for
+   * a submit the apiserver did not answer in time (a 503) is answered the same at once: it
+   * would wait out its own deadline for the same reason, and the retries behind it theirs.
    */
   async submit(principal: Principal, cmd: SubmitCommand) {
     if (cmd.idempotencyKey === undefined) return this.submitNow(principal, cmd);
     const key = `${principal.account.metadata.uid ?? principal.account.metadata.name}\n${cmd.idempotencyKey}`;
     const before = this.keyedSubmits.get(key);
-    const mine = (before ?? Promise.resolve()).catch(() => {}).then(() => this.submitNow(principal, cmd));
+    const mine = (before ?? Promise.resolve()).then(
+      () => this.submitNow(principal, cmd),
+      (err: unknown) => {
+        if (err instanceof AppError && httpStatus(err.code) === 503) throw err;
+        return this.submitNow(principal, cmd);
+      },
+    );
     this.keyedSubmits.set(key, mine);
     try {
       return await mine;
