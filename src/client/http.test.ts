@@ -1,32 +1,9 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GenjobsError } from './errors.ts';
 import { Http, networkReason, segment } from './http.ts';
+import { closeServers, problem, scripted } from './test-server.ts';
 
-/** A real local server answering from a script, one entry per request. */
-async function scripted(answers: Array<(res: ServerResponse) => void>) {
-  const seen: IncomingMessage[] = [];
-  const server = createServer((req, res) => {
-    seen.push(req);
-    (answers.shift() ?? ((r) => r.writeHead(500).end()))(res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  servers.push(server);
-  return { url, seen };
-}
-const servers: Array<ReturnType<typeof createServer>> = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) s.close();
-});
-
-const problem =
-  (status: number, code: string, retryable: boolean, headers: Record<string, string> = {}) =>
-  (res: ServerResponse) =>
-    res
-      .writeHead(status, { 'content-type': 'application/problem+json', 'x-request-id': 'req-1', ...headers })
-      .end(JSON.stringify({ status, code, retryable, requestId: 'req-1', detail: `${code} happened` }));
+afterEach(closeServers);
 
 describe('Http', () => {
   it('retries 429 and 503 with the same Idempotency-Key, waiting what Retry-After says, and a little more', async () => {

@@ -1,29 +1,11 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Http } from './http.ts';
 import { Jobs } from './jobs.ts';
 import { maxUploadBytes, putTimeoutMs, UploadsApi } from './resources.ts';
+import { closeServers, problem, scripted } from './test-server.ts';
 
-const servers: Array<ReturnType<typeof createServer>> = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    s.close();
-  }
-});
-
-/** A real local server answering each request with the next handler; records the requests. */
-async function scripted(answers: Array<(res: ServerResponse) => void>) {
-  const seen: IncomingMessage[] = [];
-  const server = createServer((req, res) => {
-    seen.push(req);
-    (answers.shift() ?? ((r) => r.writeHead(500).end()))(res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  servers.push(server);
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
+afterEach(closeServers);
 
 const job = (status: string) => ({ jobId: 'j1', status, model: 'm', createdAt: '2026-01-01T00:00:00Z' });
 const event = (id: string, status: string) =>
@@ -83,10 +65,6 @@ describe('Jobs', () => {
 });
 
 describe('Jobs.cancel', () => {
-  const problem = (status: number, code: string, retryable: boolean) => (res: ServerResponse) =>
-    res
-      .writeHead(status, { 'content-type': 'application/problem+json' })
-      .end(JSON.stringify({ status, code, detail: code, retryable, requestId: 'r' }));
   const cancelled = (res: ServerResponse) =>
     res
       .writeHead(200, { 'content-type': 'application/json' })
