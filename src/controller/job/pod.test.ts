@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Runtime } from '../../catalog/index.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
-import { buildWorkerPod } from './pod.ts';
+import { buildWorkerPod, seedOf } from './pod.ts';
 
 const job: GenerationJob = {
   apiVersion: 'genjobs.io/v1alpha1',
@@ -64,6 +64,23 @@ describe('buildWorkerPod', () => {
       runtime: { type: 'builtin' },
     });
     expect(env.GENJOBS_BLOB_GRANT).toBe('g');
+  });
+
+  it('gives a job without a seed its own, from its id: a resubmit differs, a retry does not', () => {
+    const seedIn = (j: GenerationJob, attempt = 1) => {
+      const env = buildWorkerPod(j, attempt, runtime(), settings).spec!.containers[0]!.env ?? [];
+      return JSON.parse(env.find((e) => e.name === 'GENJOBS_JOB')!.value!).seed as number;
+    };
+    const unseeded = (name: string): GenerationJob => ({
+      ...job,
+      metadata: { name, uid: name },
+      spec: { ...job.spec, input: { prompt: 'x' } },
+    });
+    expect(seedIn(unseeded('a'))).toBe(seedOf('a'));
+    expect(seedIn(unseeded('a'), 2)).toBe(seedIn(unseeded('a')));
+    expect(seedIn(unseeded('b'))).not.toBe(seedIn(unseeded('a')));
+    for (const id of ['a', 'b', 'c']) expect(seedOf(id)).toBeLessThanOrEqual(4_294_967_295);
+    expect(seedIn(job)).toBe(7);
   });
 
   it('takes worker defaults from configuration and lets the model override them', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Runtime } from '../../catalog/index.ts';
 import { labelValue } from '../../jobs/labels.ts';
 import type { EnvVar, Pod } from '../../k8s/pods.ts';
@@ -50,7 +51,7 @@ export function buildWorkerPod(
     capability,
     version: job.spec.version,
     input: job.spec.input,
-    ...(typeof job.spec.input.seed === 'number' ? { seed: job.spec.input.seed } : {}),
+    seed: typeof job.spec.input.seed === 'number' ? job.spec.input.seed : seedOf(jobId),
     runtime: {
       type: runtime.type,
       timeoutSeconds: runtime.timeoutSeconds,
@@ -150,4 +151,13 @@ function stringQuantities(
     ...(resources?.requests ? { requests: conv(resources.requests) } : {}),
     ...(resources?.limits ? { limits: conv(resources.limits) } : {}),
   };
+}
+
+/**
+ * The seed of a job whose input gives none: its own, from its id (32 bits, the range of the
+ * catalog's `seed`). A resubmit is a new job and a new output, as "generate again" should be;
+ * a retry of the same job (a new attempt) makes the same one.
+ */
+export function seedOf(jobId: string): number {
+  return createHash('sha256').update(jobId).digest().readUInt32BE(0);
 }
