@@ -91,7 +91,17 @@ export async function serve(
 
 export interface Probe {
   format: { duration: string; format_name: string };
-  streams: { codec_type: string; codec_name: string; width?: number; height?: number; pix_fmt?: string }[];
+  streams: {
+    codec_type: string;
+    codec_name: string;
+    width?: number;
+    height?: number;
+    pix_fmt?: string;
+    duration?: string;
+    color_space?: string;
+    color_primaries?: string;
+    color_transfer?: string;
+  }[];
 }
 
 /** ffprobe's view of a media file. */
@@ -100,4 +110,16 @@ export async function probe(file: string): Promise<Probe> {
     ...['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file],
   ]);
   return JSON.parse(stdout) as Probe;
+}
+
+/** The times (s) of a video's keyframes. */
+export async function keyframeTimes(file: string): Promise<number[]> {
+  const { stdout } = await promisify(execFile)('ffprobe', [
+    ...['-v', 'error', '-select_streams', 'v', '-skip_frame', 'nokey', '-show_entries', 'frame=pts_time'],
+    ...['-of', 'csv=p=0', file],
+  ]);
+  return stdout
+    .split('\n')
+    .map((line) => Number.parseFloat(line))
+    .filter(Number.isFinite);
 }

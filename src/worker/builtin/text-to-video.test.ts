@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileOf, probe, tempDir, testContext } from '../test-helpers.ts';
+import { fileOf, keyframeTimes, probe, tempDir, testContext } from '../test-helpers.ts';
 import { textToVideo } from './text-to-video.ts';
 
 describe('builtin text-to-video', () => {
@@ -68,6 +68,18 @@ describe('builtin text-to-video', () => {
     const audioStreams = info.streams.filter((s) => s.codec_type === 'audio');
     expect(audioStreams).toHaveLength(sound ? 1 : 0);
     if (sound) expect(audioStreams[0]?.codec_name).toBe('aac');
+    // Every track as long as asked (the sound track used to end ~50 ms early), tagged BT.709,
+    // a keyframe every 2 s.
+    for (const s of info.streams) expect([s.codec_type, Number(s.duration)]).toEqual([s.codec_type, seconds]);
+    expect(videoStreams[0]).toMatchObject({
+      color_space: 'bt709',
+      color_primaries: 'bt709',
+      color_transfer: 'bt709',
+    });
+    const keys = await keyframeTimes(video);
+    const gaps = keys.map((t, i) => (i === 0 ? t : t - keys[i - 1]!)).concat(seconds - keys.at(-1)!);
+    expect(keys[0]).toBe(0);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(2);
 
     // faststart: the index (moov) comes before the media data (mdat), so playback starts early.
     const head = (await readFile(video)).subarray(0, 64 * 1024).toString('latin1');

@@ -77,8 +77,13 @@ export function encodeArgs({ video, audio, size, seconds, output }: EncodeOption
     audio === undefined ? ['-an'] : ['-map', '[a]', '-c:a', 'aac', '-b:a', '128k', '-ar', '48000'];
   return [
     ...['-filter_complex', graph, '-map', '[v]'],
-    ...['-frames:v', String(Math.round(seconds * FPS)), '-t', String(seconds)],
+    // The graphs end at `seconds`. A frame count (-frames:v) would stop the output while the
+    // audio encoder still held its last frames: the sound track came out ~50 ms short.
+    ...['-t', String(seconds)],
     ...['-c:v', 'libx264', '-preset', preset, '-crf', '23', '-pix_fmt', 'yuv420p', '-threads', X264_THREADS],
+    // A keyframe every 2 s, so players and editors can seek without decoding from the start.
+    ...['-g', String(2 * FPS)],
+    ...['-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709', '-color_range', 'tv'],
     ...audioArgs,
     // bitexact and no metadata: no encoder version or time in the file, so the bytes repeat.
     ...['-movflags', '+faststart', '-fflags', '+bitexact', '-flags', '+bitexact', '-map_metadata', '-1'],

@@ -73,7 +73,9 @@ export function videoGraph(random: Random, size: Size, seconds: number): { graph
   const drift = random.range(-40, 40).toFixed(1);
   const graph =
     `${generator},trim=duration=${seconds},hue=h=${random.int(0, 359)}+${drift}*t:s=${random.range(0.9, 1.4).toFixed(2)}` +
-    `,scale=${size.width}:${size.height}:flags=${scaleFlags},setsar=1,format=yuv420p[v]`;
+    // BT.709 (HD video's colour matrix, as the file is tagged), limited range.
+    `,scale=${size.width}:${size.height}:flags=${scaleFlags}:out_color_matrix=bt709:out_range=tv` +
+    `,setsar=1,format=yuv420p[v]`;
   return { graph, scene };
 }
 
