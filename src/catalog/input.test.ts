@@ -160,9 +160,14 @@ describe('prepareInput: every failing field, as a pointer into the request body'
       [
         {
           pointer: '/input/image_urls/0',
-          message: 'must match pattern "^(https?|data):"; must match format "uri"',
+          message: 'must match pattern "^(https?:|data:image/)"; must match format "uri"',
         },
       ],
+    ],
+    [
+      'a data: URL that is not an image (refused at submit, not after it ran)',
+      { prompt: 'p', image_urls: ['data:text/plain;base64,aGVsbG8='] },
+      [{ pointer: '/input/image_urls/0', message: 'must match pattern "^(https?:|data:image/)"' }],
     ],
     [
       'a fractional seed',
