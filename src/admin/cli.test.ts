@@ -29,7 +29,7 @@ it('says which kubeconfig is missing when there is none at all (not client-nodeâ
     const err = (await promisify(execFile)(process.execPath, [CLI, 'accounts', 'list'], {
       env: { ...env, HOME: home },
     }).catch((e: unknown) => e)) as { code: number; stderr: string };
-    expect(err.code).toBe(1);
+    expect(err.code).toBe(2);
     expect(err.stderr.trim()).toMatch(
       /^genjobs: no kubeconfig found \(\$KUBECONFIG, ~\/\.kube\/config\) and not running in a cluster/,
     );

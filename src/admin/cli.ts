@@ -17,8 +17,8 @@ const EXIT = { failed: 1, usage: 2 } as const;
 /**
  * Runs an admin action; a refusal becomes one line on stderr and an exit code, not a stack
  * trace: the service's own refusals (a bad name, an unknown account) and the apiserver's
- * (its message, e.g. a value past a CRD bound) exit 2, anything else (no cluster, no
- * kubeconfig) 1. GENJOBS_DEBUG=1 prints the stack as well.
+ * (its message, e.g. a value past a CRD bound) and no kubeconfig to read exit 2, anything
+ * else (no cluster) 1. GENJOBS_DEBUG=1 prints the stack as well.
  */
 function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
   return async (...args: A) => {
@@ -37,7 +37,10 @@ function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
             : String(err));
       console.error(`genjobs: ${status?.message ? `the apiserver refused it: ${message}` : message}`);
       if (process.env.GENJOBS_DEBUG && err instanceof Error) console.error(err.stack);
-      process.exitCode = refused ? EXIT.usage : EXIT.failed;
+      // No kubeconfig to read is the command line's mistake too: --kubeconfig fixes it. (By
+      // name: k8s/client.ts loads undici, which this file must not before the Node check.)
+      const noConfig = (err as Error).name === 'NoKubeconfigError';
+      process.exitCode = refused || missing || noConfig ? EXIT.usage : EXIT.failed;
     }
   };
 }

@@ -87,6 +87,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logg
       'Content-Type: application/problem+json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
       `x-request-id: ${requestId}`,
+      ...(problem.retryable ? ['Retry-After: 1'] : []),
       'Connection: close',
       '',
       body,

@@ -140,6 +140,7 @@ describe('genjobs user commands: failures are one line and a documented exit cod
     expect(r.stderr).toContain('genjobs: INVALID_RESPONSE: ');
     expect(r.stderr).toContain('<html>Sign in to the proxy</html>');
     expect(r.stderr).toContain(`${api.url} is from GENJOBS_URL`);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it('an empty, . or .. job id is a usage error; nothing is asked', async () => {

@@ -107,10 +107,10 @@ async function finish(job: Job, o: Output & { download?: string }): Promise<numb
   return EXIT.outputsNotSaved;
 }
 
-/** What to do when the service did not answer, given where its address came from. */
+/** Where the address of a service that did not answer (properly) came from, and what may be wrong. */
 export function unreachableHint(s: Settings): string {
-  const running = s.source === 'dev mode' ? ' (is `npm run dev` still running?)' : '';
-  return `${s.url} is from ${urlSource(s)}${running}; set GENJOBS_URL to the service's address`;
+  const running = s.source === 'dev mode' ? '; is `npm run dev` still running?' : '';
+  return `${s.url} is from ${urlSource(s)}${running}`;
 }
 
 /**
@@ -141,9 +141,10 @@ function failed(err: unknown): number {
   }
   if (err instanceof GenjobsError) {
     const id = err.requestId ? ` (request ${err.requestId})` : '';
-    console.error(`genjobs: ${err.code}: ${err.message}${id}`);
-    if (err.status === 0 || err.code === 'INVALID_RESPONSE')
-      console.error(`genjobs: ${unreachableHint(loadSettings())}`);
+    // One line: where the address came from rides along when the service did not answer as one.
+    const where =
+      err.status === 0 || err.code === 'INVALID_RESPONSE' ? ` [${unreachableHint(loadSettings())}]` : '';
+    console.error(`genjobs: ${err.code}: ${err.message}${id}${where}`);
     return exitForError(err);
   }
   console.error(`genjobs: ${err instanceof Error ? err.message : String(err)}`);

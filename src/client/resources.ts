@@ -161,7 +161,7 @@ export class UploadsApi {
     const max = maxUploadBytes(o.contentType);
     if (max !== undefined && body.size > max) {
       throw new GenjobsError(
-        `${o.filename} has ${body.size} bytes, more than the ${max} a ${o.contentType} upload may have`,
+        `${o.filename} has ${body.size} bytes, more than the ${max} an upload of type ${o.contentType} may have`,
         { status: 413, code: 'PAYLOAD_TOO_LARGE', retryable: false },
       );
     }

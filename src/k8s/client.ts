@@ -42,10 +42,18 @@ export function loadKubeConfig(kubeconfig?: string): KubeConfig {
   // With no kubeconfig and no in-cluster account, client-node makes up http://localhost:8080,
   // which it then refuses to talk to: say what is missing instead.
   if (!kubeconfig && kc.getCurrentCluster()?.server === 'http://localhost:8080' && kc.clusters.length === 1)
-    throw new Error(
+    throw new NoKubeconfigError();
+  return kc;
+}
+
+/** No kubeconfig anywhere and not in a cluster: nothing to connect with. */
+export class NoKubeconfigError extends Error {
+  constructor() {
+    super(
       'no kubeconfig found ($KUBECONFIG, ~/.kube/config) and not running in a cluster: pass --kubeconfig (dev mode writes $GENJOBS_DEV_DIR/kubeconfig)',
     );
-  return kc;
+    this.name = 'NoKubeconfigError';
+  }
 }
 
 export function connect(options: ConnectOptions = {}): Kube {
