@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyName, hashKey } from '../../src/accounts/keys.ts';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
+import { retryOnConflict } from '../../src/k8s/cas.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { imbalance } from '../../src/ledger/ops.ts';
 import { eventually, kubeconfigPath } from '../support/cluster.ts';
@@ -249,8 +250,11 @@ describe('the ledger on a real Account', () => {
       'the grant applied',
     );
     // An operator lowers the grant by hand: the ledger never takes credit back, it says so.
-    const a = await account('lowered');
-    await s.r.accounts.update({ ...a, spec: { ...a.spec, grantedMicroCents: 4_000 } });
+    // (Read again on a conflict: the controller may write the status between read and update.)
+    await retryOnConflict(async () => {
+      const a = await account('lowered');
+      return s.r.accounts.update({ ...a, spec: { ...a.spec, grantedMicroCents: 4_000 } });
+    });
     await eventually(
       async () =>
         (await account('lowered')).status?.conditions?.find((c) => c.type === 'Ready')?.reason ===
