@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { networkReason } from '../client/http.ts';
 
 /** Result of a worker's upload. */
 export interface UploadedObject {
@@ -50,10 +51,7 @@ export async function uploadWithGrant(
       duplex: 'half',
     } as RequestInit);
   } catch (error) {
-    // fetch's "fetch failed" says nothing: the cause (EPIPE, ECONNREFUSED, …) does.
-    const cause = (error as { cause?: unknown }).cause;
-    const why = cause instanceof Error ? cause.message : String(error);
-    throw new UploadFailed(`upload of ${key} got no answer: ${why}`, true, { cause: error });
+    throw new UploadFailed(`upload of ${key} got no answer: ${networkReason(error)}`, true, { cause: error });
   }
   if (!response.ok) {
     const detail = await response.text().catch(() => '');
