@@ -6,7 +6,7 @@ import { WebhookSecrets, webhookSecretName } from '../../src/accounts/webhook-se
 import type { Runtime } from '../../src/catalog/index.ts';
 import { MODEL_CREDENTIALS_LABEL, ModelCredentials } from '../../src/controller/job/credentials.ts';
 import { buildWorkerPod, JOB_LABEL } from '../../src/controller/job/pod.ts';
-import type { Kube } from '../../src/k8s/client.ts';
+import { type Kube, MERGE_PATCH } from '../../src/k8s/client.ts';
 import { ensureNamespace } from '../../src/k8s/crds.ts';
 import { statusCode } from '../../src/k8s/errors.ts';
 import { createPod } from '../../src/k8s/pods.ts';
@@ -45,7 +45,7 @@ async function installChartRbac(admin: Kube): Promise<void> {
     ['ServiceAccount', 'Role', 'RoleBinding', ...POLICY_KINDS].includes(o.kind),
   );
   policies = objects.filter((o) => POLICY_KINDS.includes(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`);
-  expect(policies).toHaveLength(2);
+  expect(policies).toHaveLength(4);
   expect(rbac.map((o) => o.kind)).toContain('Role');
   await ensureNamespace(admin, `${admin.namespace}-webhooks`);
   const r = await run(KUBECTL, ['apply', '-f', '-'], {
@@ -152,6 +152,17 @@ describe('the Pods the controller may create', () => {
     }
   }
 
+  /** Sets the namespace's Pod Security enforcement level. */
+  async function podSecurity(level: 'privileged' | 'restricted'): Promise<void> {
+    await s.kube.core.patchNamespace(
+      {
+        name: s.kube.namespace,
+        body: { metadata: { labels: { 'pod-security.kubernetes.io/enforce': level } } },
+      },
+      MERGE_PATCH,
+    );
+  }
+
   it('are worker Pods only: no other ServiceAccount or token, no Secret but the listed, the worker image and labels', async () => {
     const job = {
       apiVersion: API_VERSION,
@@ -210,6 +221,34 @@ describe('the Pods the controller may create', () => {
     expect(await refusal(as({}, { image: 'busybox' }))).toMatch(
       /runs the worker image genjobs-test-worker:e2e/,
     );
+    // Nothing of its node, whatever the namespace's Pod Security level: with "restricted"
+    // lifted (the stack sets it), the policy alone refuses.
+    await podSecurity('privileged');
+    expect(await refusal(as({ hostNetwork: true }))).toMatch(/shares no namespace or port with its node/);
+    expect(await refusal(as({ hostPID: true }))).toMatch(/shares no namespace or port with its node/);
+    expect(await refusal(as({ nodeName: 'node-1' }))).toMatch(/placed by the scheduler/);
+    expect(await refusal(as({}, { ports: [{ containerPort: 80, hostPort: 80 }] }))).toMatch(
+      /shares no namespace or port/,
+    );
+    const sc = container.securityContext!;
+    const unprivileged = /runs as non-root, unprivileged, with every capability dropped/;
+    const { allowPrivilegeEscalation: _no, ...escalating } = sc; // the apiserver refuses "privileged" beside it
+    expect(await refusal(as({}, { securityContext: { ...escalating, privileged: true } }))).toMatch(
+      unprivileged,
+    );
+    expect(await refusal(as({}, { securityContext: { ...sc, runAsUser: 0 } }))).toMatch(unprivileged);
+    expect(await refusal(as({ securityContext: { ...spec.securityContext, runAsNonRoot: false } }))).toMatch(
+      unprivileged,
+    );
+    expect(
+      await refusal(
+        as({}, { securityContext: { ...sc, capabilities: { drop: ['ALL'], add: ['SYS_ADMIN'] } } }),
+      ),
+    ).toMatch(unprivileged);
+    expect(await refusal(as({}, { securityContext: { ...sc, allowPrivilegeEscalation: true } }))).toMatch(
+      unprivileged,
+    );
+    await podSecurity('restricted');
     const { [JOB_LABEL]: _, ...unfenced } = worker.metadata!.labels!;
     expect(await refusal({ ...worker, metadata: { ...worker.metadata, labels: unfenced } })).toMatch(
       /carries the worker labels/,
@@ -270,10 +309,30 @@ describe('webhook secrets', () => {
     const namespace = `${s.kube.namespace}-webhooks`;
     const owner = { name: 'signed', uid: (await s.r.accounts.get('signed'))!.metadata.uid };
     const secrets = new WebhookSecrets({ kube: controllerKube, namespace });
+    /** A dry-run create by the controller: 'created', or the apiserver's refusal. */
+    const answer = (body: object): Promise<string> =>
+      controllerKube.core.createNamespacedSecret({ namespace, body, dryRun: 'All' }).then(
+        () => 'created',
+        (err: { body?: unknown }) => String(err.body),
+      );
     const [made] = await secrets.signingSecrets('signed', owner);
     expect(made).toMatch(/^whsec_/);
     expect(await secrets.signingSecrets('signed', owner)).toEqual([made]);
     expect(await denied(secrets.rotate('signed', 60_000, owner))).toBe(true);
+    // Its right to create Secrets there is a right to these only: a token Secret for a
+    // ServiceAccount, which the cluster would fill with a token that never expires, is refused.
+    const token = {
+      metadata: {
+        name: 'genjobs-webhook-token',
+        annotations: { 'kubernetes.io/service-account.name': 'default' },
+      },
+      type: 'kubernetes.io/service-account-token',
+    };
+    // (Go's JSON escapes the message's "<account>".)
+    const refused = /an account's webhook signing Secret \(Opaque, named genjobs-webhook-/;
+    await eventually(async () => refused.test(await answer(token)), 15_000, 'the policy in force');
+    expect(await answer({ metadata: { name: 'other' }, type: 'Opaque' })).toMatch(refused);
+    expect(await answer({ metadata: { name: 'genjobs-webhook-dry' }, type: 'Opaque' })).toBe('created');
     // The Account deleted and made again under its name: the old one's secret is not its own,
     // and the controller, which may not replace it, says who can.
     const namesake = { name: 'signed', uid: 'uid-of-a-new-account' };
