@@ -2,6 +2,7 @@ import { openArchive } from '../archive/open.ts';
 import type { ArchiveStore } from '../archive/store.ts';
 import { blobConfigSchema } from '../blob/config.ts';
 import { type Blob, createBlob } from '../blob/create.ts';
+import { jobOfKey } from '../blob/keys.ts';
 import type { Catalog } from '../catalog/index.ts';
 import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
 import { blobSettings, type Config } from '../config.ts';
@@ -11,7 +12,7 @@ import { configMapInformer } from '../k8s/configmaps.ts';
 import { crInformer } from '../k8s/cr-informer.ts';
 import { EventRecorder } from '../k8s/events.ts';
 import { resources } from '../k8s/resources.ts';
-import type { Account, ApiKey, GenerationJob, Upload } from '../k8s/types.ts';
+import { type Account, type ApiKey, type GenerationJob, isTerminal, type Upload } from '../k8s/types.ts';
 import { CreditLeases } from '../ledger/credit-leases.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import { Money } from '../ledger/money.ts';
@@ -159,6 +160,11 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     // An upload over its type's limit (possible with S3's presigned PUT) is never served.
     readLimit: (_key, info) =>
       isUploadContentType(info.contentType) ? maxSizeOf(info.contentType) : undefined,
+    grantOpen: (key) => {
+      const id = jobOfKey(key);
+      const job = id === undefined ? undefined : jobs.get(id);
+      return job !== undefined && !isTerminal(job.status?.phase);
+    },
   });
   const uploadService = new UploadService({
     uploads: r.uploads,

@@ -19,6 +19,8 @@ export interface BlobDependencies {
   logger?: Logger;
   /** s3: the largest an upload may be to be served through `/files` (the api's upload policy). */
   readLimit?: ReadLimit;
+  /** Whether a worker's grant may still write a key (see BlobRouterOptions). */
+  grantOpen?: (key: string) => boolean;
 }
 
 /** The configured store, and the `/files` router the api mounts (before any body parser). */
@@ -34,7 +36,10 @@ export function createBlob(config: BlobConfig, deps: BlobDependencies): Blob {
     now: deps.now,
   });
   const store = createStore(config, signer, deps);
-  return { store, router: createBlobRouter({ store, signer, readLimit: deps.readLimit }) };
+  return {
+    store,
+    router: createBlobRouter({ store, signer, readLimit: deps.readLimit, grantOpen: deps.grantOpen }),
+  };
 }
 
 function createStore(config: BlobConfig, signer: BlobSigner, deps: BlobDependencies): BlobStore {

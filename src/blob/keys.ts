@@ -61,6 +61,11 @@ export function jobPrefix(jobId: string): string {
   return prefix;
 }
 
+/** The job whose folder holds `key` (`jobs/<jobId>/…`), or undefined for any other key. */
+export function jobOfKey(key: string): string | undefined {
+  return /^jobs\/([^/]+)\//.exec(key)?.[1];
+}
+
 /** Key of one output of a job: `jobs/<jobId>/<name>`, name chosen by the worker (e.g. `output-0.mp4`). */
 export function jobOutputKey(jobId: string, name: string): string {
   const key = `${jobPrefix(jobId)}${name}`;

@@ -37,7 +37,9 @@ beforeAll(async () => {
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/files`;
   store = new FilesystemBlobStore({ dir, publicBaseUrl: base, signer, grantMaxSize: 1024 });
-  app.use('/files', createBlobRouter({ store, signer }));
+  // Job "ended"'s files are final, as the api's job cache would say.
+  const grantOpen = (key: string) => !key.startsWith('jobs/ended/');
+  app.use('/files', createBlobRouter({ store, signer, grantOpen }));
   app.use(problems);
 });
 
@@ -364,6 +366,23 @@ describe('prefix grants', () => {
     await expect(uploadWithGrant(base, await grant(), 'jobs/j2/x.png', file, 'image/png')).rejects.toThrow(
       /HTTP 403/,
     );
+  });
+
+  it.each(['text/html', 'image/svg+xml', 'application/octet-stream'])(
+    'refuses a file of type %s with 415: a job stores media only',
+    async (type) => {
+      const grant = store.grantForPrefix('jobs/j2/', minutes(60));
+      await expect(uploadWithGrant(base, grant, 'jobs/j2/page', file, type)).rejects.toThrow(/HTTP 415/);
+      expect((await fetch(store.publicUrl('jobs/j2/page'))).status).toBe(404);
+    },
+  );
+
+  it('refuses a valid grant once its job has ended, so a delivered output cannot be replaced', async () => {
+    const grant = store.grantForPrefix('jobs/ended/', minutes(60));
+    await expect(uploadWithGrant(base, grant, 'jobs/ended/output-0.png', file, 'image/png')).rejects.toThrow(
+      /HTTP 403/,
+    );
+    expect((await fetch(store.publicUrl('jobs/ended/output-0.png'))).status).toBe(404);
   });
 
   it('refuses an output larger than the grant limit with 413', async () => {

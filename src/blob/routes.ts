@@ -2,7 +2,7 @@ import { type NextFunction, type Request, type Response, Router } from 'express'
 import { AppError } from '../errors.ts';
 import { FilesystemBlobStore } from './filesystem.ts';
 import { isServiceKey, isValidKey } from './keys.ts';
-import { isValidMediaType, sameMediaType } from './media-type.ts';
+import { essence, isValidMediaType, OUTPUT_MEDIA, sameMediaType } from './media-type.ts';
 import { S3BlobStore } from './s3.ts';
 import { type ReadLimit, serveFromS3 } from './s3-read.ts';
 import type { BlobSigner } from './signing.ts';
@@ -15,11 +15,17 @@ export interface BlobRouterOptions {
   signer: BlobSigner;
   /** s3: the largest an upload may be to be served (see s3-read.ts). */
   readLimit?: ReadLimit;
+  /**
+   * Whether a worker's grant may still write `key`: the api answers from its job cache (the
+   * key's job exists and has not ended), so a grant read from a finished Pod's spec cannot
+   * replace a delivered output. Absent: until the grant expires.
+   */
+  grantOpen?: (key: string) => boolean;
 }
 
 interface Permission {
   maxSize: number;
-  /** The Content-Type the upload was signed for; undefined for grants (any valid type). */
+  /** The Content-Type the upload was signed for; undefined for grants (one of OUTPUT_MEDIA). */
   contentType: string | undefined;
 }
 
@@ -138,7 +144,7 @@ async function put(
 ): Promise<void> {
   const key = keyOf(req);
   if (key === undefined) throw new AppError('SIGNATURE_INVALID', 'no upload is allowed to this path');
-  const permission = authorize(options.signer, req, key);
+  const permission = authorize(options, req, key);
   const given = req.headers['content-type'];
   if (permission.contentType !== undefined && !sameMediaType(given, permission.contentType)) {
     throw new AppError(
@@ -146,8 +152,14 @@ async function put(
       `Content-Type must be ${permission.contentType}, as presigned`,
     );
   }
-  if (permission.contentType === undefined && (given === undefined || !isValidMediaType(given))) {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'a valid Content-Type is required');
+  if (
+    permission.contentType === undefined &&
+    (given === undefined || !isValidMediaType(given) || !Object.hasOwn(OUTPUT_MEDIA, essence(given)))
+  ) {
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `a job's file is one of ${Object.keys(OUTPUT_MEDIA).join(', ')}`,
+    );
   }
   const declared =
     req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
@@ -173,14 +185,18 @@ async function put(
   res.status(200).end();
 }
 
-function authorize(signer: BlobSigner, req: Request, key: string): Permission {
+function authorize(options: BlobRouterOptions, req: Request, key: string): Permission {
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
     if (!token) throw new AppError('SIGNATURE_INVALID', 'malformed Authorization header');
-    return { maxSize: signer.verifyGrant(token, key).maxSize, contentType: undefined };
+    const { maxSize } = options.signer.verifyGrant(token, key);
+    if (options.grantOpen && !options.grantOpen(key)) {
+      throw new AppError('SIGNATURE_INVALID', "the grant's job has ended; its files are final");
+    }
+    return { maxSize, contentType: undefined };
   }
-  return signer.verifyPut(key, req.query);
+  return options.signer.verifyPut(key, req.query);
 }
 
 async function get(

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import type { OutputItem, OutputType } from '../k8s/types.ts';
+import { OUTPUT_MEDIA } from '../blob/media-type.ts';
+import type { OutputItem } from '../k8s/types.ts';
 import type { RunContext } from './context.ts';
 import { DownloadError, displayUrl, downloadToFile } from './download.ts';
 import { WorkerError } from './errors.ts';
@@ -18,23 +19,9 @@ export interface OutputOrigin {
 export const REHOST_MAX_BYTES = 1024 * 1024 * 1024;
 const REHOST_TIMEOUT_MS = 5 * 60_000;
 
-/** Media types we re-host, with the type of output item and file extension each makes. */
-const MEDIA: Record<string, { type: OutputType; ext: string }> = {
-  'image/png': { type: 'image', ext: 'png' },
-  'image/jpeg': { type: 'image', ext: 'jpg' },
-  'image/webp': { type: 'image', ext: 'webp' },
-  'image/gif': { type: 'image', ext: 'gif' },
-  'video/mp4': { type: 'video', ext: 'mp4' },
-  'video/webm': { type: 'video', ext: 'webm' },
-  'video/quicktime': { type: 'video', ext: 'mov' },
-  'audio/mpeg': { type: 'audio', ext: 'mp3' },
-  'audio/wav': { type: 'audio', ext: 'wav' },
-  'audio/ogg': { type: 'audio', ext: 'ogg' },
-  'audio/flac': { type: 'audio', ext: 'flac' },
-  'text/plain': { type: 'text', ext: 'txt' },
-  'application/json': { type: 'text', ext: 'json' },
-};
-const BY_EXTENSION = new Map(Object.entries(MEDIA).map(([contentType, { ext }]) => [ext, contentType]));
+const BY_EXTENSION = new Map(
+  Object.entries(OUTPUT_MEDIA).map(([contentType, { ext }]) => [ext, contentType]),
+);
 BY_EXTENSION.set('jpeg', 'image/jpeg');
 
 /**
@@ -86,8 +73,8 @@ async function rehostOne(
       });
     throw error;
   }
-  const contentType = MEDIA[declared] ? declared : BY_EXTENSION.get(extensionOf(value));
-  const media = contentType === undefined ? undefined : MEDIA[contentType];
+  const contentType = OUTPUT_MEDIA[declared] ? declared : BY_EXTENSION.get(extensionOf(value));
+  const media = contentType === undefined ? undefined : OUTPUT_MEDIA[contentType];
   if (contentType === undefined || media === undefined) {
     throw new WorkerError(
       'INVALID_OUTPUT',

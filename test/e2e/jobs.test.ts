@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_LABEL } from '../../src/catalog/watcher.ts';
+import { JOB_LABEL } from '../../src/controller/job/pod.ts';
 import { applyConfigMap } from '../../src/k8s/configmaps.ts';
 import { deletePod } from '../../src/k8s/pods.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
@@ -91,6 +92,26 @@ describe('end to end: submit, run in a Pod, download real media', () => {
     const file = await download(job.output);
     expect(file.contentType).toBe('image/png');
     expect(await decodeImage(file.path)).toEqual({ format: 'png', width, height });
+  });
+
+  it("a finished job's worker grant, readable in its Pod's spec, can no longer replace its output", async () => {
+    const jobId = await submit(IMAGE, { prompt: 'final' });
+    const job = await finished(jobId);
+    const pods = await s.kube.core.listNamespacedPod({
+      namespace: s.kube.namespace,
+      labelSelector: `${JOB_LABEL}=${jobId}`,
+    });
+    const grant = pods.items[0]?.spec?.containers[0]?.env?.find((e) => e.name === 'GENJOBS_BLOB_GRANT')?.value;
+    expect(grant).toMatch(/^gj1\./);
+    const before = await (await fetch(job.output)).arrayBuffer();
+    const overwrite = await fetch(job.output, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${grant}`, 'content-type': 'image/png' },
+      body: 'not the output',
+    });
+    expect(overwrite.status).toBe(403);
+    expect(await overwrite.json()).toMatchObject({ code: 'SIGNATURE_INVALID', detail: /job has ended/ });
+    expect(Buffer.from(await (await fetch(job.output)).arrayBuffer())).toEqual(Buffer.from(before));
   });
 
   it('edit-image fetches its input (image or image_urls) and returns an edited image', async () => {
