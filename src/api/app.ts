@@ -11,8 +11,6 @@ import { markWrappedUploadRequests } from './uploads/wrapped.ts';
 export interface AppOptions {
   log: Logger;
   metrics: Metrics;
-  /** Largest JSON body, e.g. '256kb'. */
-  bodyLimit: string;
   /** Why the api cannot serve now (caches not synced, apiserver away), or undefined when it can. */
   notReady: () => string | undefined;
   /** Routers that must see the raw body stream (file uploads): mounted before JSON parsing. */
@@ -23,8 +21,9 @@ export interface AppOptions {
 }
 
 /**
- * The api's Express application: request ids and logs, metrics, JSON parsing with a size
- * limit, the resource routers, and one error handler that answers problem+json.
+ * The api's Express application: request ids and logs, metrics, the resource routers (which
+ * read JSON bodies once the caller is authenticated: Authenticator.require), and one error
+ * handler that answers problem+json.
  */
 export function createApp(o: AppOptions): express.Express {
   const app = express();
@@ -75,9 +74,6 @@ export function createApp(o: AppOptions): express.Express {
       router,
     );
   }
-  // Not strict: JSON that is not an object or array (null, "", 7) parses, and is then refused
-  // as the wrong shape (422) by the route that reads it, as [1,2] is; not as unparseable (400).
-  app.use(express.json({ limit: o.bodyLimit, strict: false, type: 'application/json' }));
   for (const router of o.routers) app.use(router);
   app.use((req, _res, next) => next(new AppError('NOT_FOUND', `no route for ${req.method} ${req.path}`)));
   app.use(problemHandler());

@@ -27,6 +27,11 @@ export interface AuthenticatorOptions {
    * (429) when the request goes over one.
    */
   limit?: (principal: Principal, req: Request) => void;
+  /**
+   * Reads the request's body (api/body.ts), called by `require` once the caller is known and
+   * may call the route, before the limits (the upload limits read the body).
+   */
+  readBody?: (req: Request, res: Response) => Promise<void>;
 }
 
 /** Names of keys known not to exist, remembered (the most recent ones) so a refused key costs no look-up. */
@@ -91,6 +96,7 @@ export class Authenticator {
       if (scope && !principal.key.spec.scopes.includes(scope)) {
         throw new AppError('INSUFFICIENT_SCOPE', `this API key lacks the ${scope} scope`);
       }
+      await this.opts.readBody?.(req, res);
       this.opts.limit?.(principal, req);
       next();
     };

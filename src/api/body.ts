@@ -1,11 +1,53 @@
-import type { NextFunction, Request, Response } from 'express';
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import { AppError, type ErrorCode, type FieldError } from '../errors.ts';
 
-/** Refuses a request whose body is not declared JSON (415) before anything parses it. */
+/**
+ * Reads a request's JSON body into `req.body`, for the authenticator to call once it knows
+ * the caller (see AuthenticatorOptions.readBody): a body from an unknown caller is never
+ * read, so it costs the api neither memory nor time, and a client that sent `Expect:
+ * 100-continue` is told 401 before it uploads (Node's automatic 100 is off: server.ts).
+ * A GET or HEAD has no body to read (RFC 9110 9.3.1: content there means nothing); a body
+ * not declared JSON is left for the route to refuse (requireJson: 415) or ignore; a JSON
+ * one must parse (400) within `limit` (413).
+ */
+export function jsonBodyReader(limit: string): (req: Request, res: Response) => Promise<void> {
+  // Not strict: JSON that is not an object or array (null, "", 7) parses, and is then refused
+  // as the wrong shape (422) by the route that reads it, as [1,2] is; not as unparseable (400).
+  const parse = express.json({ limit, strict: false, type: 'application/json', verify: utf8Only });
+  return (req, res) => {
+    if (!hasBody(req) || !req.is('application/json') || req.method === 'GET' || req.method === 'HEAD') {
+      return Promise.resolve();
+    }
+    continueIfExpected(req, res);
+    return new Promise((resolve, reject) =>
+      parse(req, res, (err?: unknown) => (err ? reject(err) : resolve())),
+    );
+  };
+}
+
+/** JSON is UTF-8 (RFC 8259 8.1): bytes that are not are refused, not read as U+FFFD. */
+function utf8Only(_req: IncomingMessage, _res: ServerResponse, body: Buffer, encoding: string): void {
+  if (/^utf-?8$/i.test(encoding) && !isUtf8(body)) {
+    // A plain error: body-parser sets the status on it (problem.ts makes it MALFORMED_REQUEST).
+    throw Object.assign(new Error('the request body is not valid UTF-8'), { status: 400 });
+  }
+}
+
+/** Sends `100 Continue` to a client that waits for it before sending the body it is about to be read. */
+export function continueIfExpected(req: IncomingMessage, res: ServerResponse): void {
+  if (/\b100-continue\b/i.test(req.headers.expect ?? '') && !res.headersSent) res.writeContinue();
+}
+
+function hasBody(req: Request): boolean {
+  return Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+}
+
+/** Refuses a request whose body is not declared JSON (415); a route that reads a body says so. */
 export function requireJson(req: Request, _res: Response, next: NextFunction): void {
-  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
-  if (hasBody && !req.is('application/json')) {
+  if (hasBody(req) && !req.is('application/json')) {
     throw new AppError(
       'UNSUPPORTED_MEDIA_TYPE',
       'request bodies must be JSON (Content-Type: application/json)',

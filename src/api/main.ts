@@ -22,6 +22,7 @@ import { isUploadContentType, maxSizeOf } from '../uploads/policy.ts';
 import { accountRoutes } from './account/routes.ts';
 import { createApp } from './app.ts';
 import { Authenticator } from './auth.ts';
+import { jsonBodyReader } from './body.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { eventRoutes } from './jobs/events.ts';
@@ -115,6 +116,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     keyEvents: keys,
     now,
     limit: (principal, req) => limits.check(principal, req),
+    readBody: jsonBodyReader(config.GENJOBS_BODY_LIMIT),
   });
   const leases = new CreditLeases({
     ledger,
@@ -187,7 +189,6 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const app = createApp({
     log,
     metrics,
-    bodyLimit: config.GENJOBS_BODY_LIMIT,
     notReady,
     rawRouters: [['/files', blob.router]],
     routers: [

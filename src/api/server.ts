@@ -26,6 +26,10 @@ export async function listen(app: Express, host: string, port: number, log: Logg
   // own deadlines, by route (./deadline.ts), not one for every request.
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = 0;
+  // A client that sent `Expect: 100-continue` is answered by the app, not told at once to
+  // send its body: whoever reads a body says 100 first (api/body.ts, blob/routes.ts), so a
+  // request refused before (a key that is not valid, a bad signature) sends none.
+  server.on('checkContinue', (req, res) => app(req, res));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(err, socket, log),
   );

@@ -170,6 +170,8 @@ async function put(
     );
   }
   const release = inFlight.claim(key);
+  // Node's automatic 100 is off (api/server.ts): a client waiting for it sends the file now.
+  if (/\b100-continue\b/i.test(req.headers.expect ?? '')) res.writeContinue();
   let info: Awaited<ReturnType<BlobStore['putStream']>>;
   try {
     // Not destroyed when storage stops early, so the 413 can still be written on its socket.

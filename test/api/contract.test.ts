@@ -293,3 +293,121 @@ describe('the default job price in every listing', () => {
     expect(est.estimatedCostMicroCents).toBe(1_800_000);
   });
 });
+
+describe('request bodies are read once the caller is known', () => {
+  /**
+   * Sends the request line, headers and `sent` of a body announced as `length` bytes, and
+   * resolves with everything the server wrote before `waitMs` (the rest of the body is never
+   * sent): the interim and final responses a client sees while it holds its body back.
+   */
+  function heldBack(headers: Record<string, string>, length: number, sent = '', waitMs = 1_500) {
+    const url = new URL(svc.api.url);
+    return new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(url.port), url.hostname, () => {
+        const lines = Object.entries({ host: url.host, 'content-type': 'application/json', ...headers })
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('');
+        socket.write(`POST /v1/jobs/submit HTTP/1.1\r\n${lines}content-length: ${length}\r\n\r\n${sent}`);
+      });
+      let got = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (c) => {
+        got += c;
+      });
+      socket.on('error', reject);
+      setTimeout(() => {
+        socket.destroy();
+        resolve(got);
+      }, waitMs);
+    });
+  }
+
+  it('a body from an unknown caller is never waited for: 401 while it is still on its way', async () => {
+    const answer = await heldBack({ authorization: 'Bearer gjk_notakey' }, 200_000, '{"model":"');
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answer).toContain('INVALID_API_KEY');
+  });
+
+  it('Expect: 100-continue is answered 401 without a 100 for a bad key, and 100 for a good one', async () => {
+    const refused = await heldBack({ authorization: 'Bearer gjk_notakey', expect: '100-continue' }, 50);
+    expect(refused).toMatch(/^HTTP\/1\.1 401 /);
+    expect(refused).not.toContain('100 Continue');
+    const invited = await heldBack({ authorization: `Bearer ${key}`, expect: '100-continue' }, 50);
+    expect(invited).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+  });
+
+  it('a client that waits for 100 Continue still submits (curl does for large bodies)', async () => {
+    const body = JSON.stringify({ model: IMAGE, input: { prompt: 'after a 100' } });
+    const url = new URL(svc.api.url);
+    const answer = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+      let continued = false;
+      const req = http.request({
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: '/v1/jobs/estimate',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          expect: '100-continue',
+        },
+      });
+      req.on('continue', () => {
+        continued = true;
+        req.end(body);
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, continued }));
+      });
+      req.on('error', reject);
+    });
+    expect(answer).toEqual({ status: 200, continued: true });
+  });
+
+  it('a JSON body that is not UTF-8 is refused 400, not read with replacement characters', async () => {
+    const body = Buffer.concat([
+      Buffer.from(`{"model":"${IMAGE}","input":{"prompt":"a `),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}}'),
+    ]);
+    const res = await svc.call('/v1/jobs/estimate', {
+      method: 'POST',
+      key,
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'MALFORMED_REQUEST', detail: /not valid UTF-8/ });
+  });
+
+  it.each(['/v1/catalog/models', '/v1/jobs?limit=1'])(
+    'a body on a GET means nothing (RFC 9110 9.3.1): %s does not parse it',
+    async (path) => {
+      const url = new URL(svc.api.url);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            method: 'GET',
+            path,
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': 'application/json',
+              'content-length': 4,
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end('{bad');
+      });
+      expect(status).toBe(200);
+    },
+  );
+});

@@ -832,7 +832,6 @@ async function routeLabelsOf(paths: string[]): Promise<string[]> {
   const app = createApp({
     log: createLogger('chart-test', 'silent'),
     metrics,
-    bodyLimit: '1kb',
     notReady: () => undefined,
     routers: [],
   });

@@ -173,6 +173,33 @@ describe('presign, upload, read', () => {
     expect(record.data.filename).toBe('../../etc/passwd');
   });
 
+  it('a PUT with Expect: 100-continue (curl, for files over 1 MB) is invited once its signature is checked', async () => {
+    const data = await presigned();
+    const png = randomBytes(2048);
+    const answer = (url: string) =>
+      new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+        let continued = false;
+        const req = http.request(local(url), {
+          method: 'PUT',
+          headers: { 'content-type': 'image/png', 'content-length': png.length, expect: '100-continue' },
+        });
+        req.on('continue', () => {
+          continued = true;
+          req.end(png);
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, continued }));
+        });
+        req.on('error', reject);
+      });
+    expect(await answer(data.uploadUrl)).toEqual({ status: 200, continued: true });
+    expect(Buffer.from(await (await fetch(local(data.fileUrl))).arrayBuffer())).toEqual(png);
+    // A forged signature is refused before the body is asked for.
+    const forged = data.uploadUrl.replace(/signature=[^&]+/, 'signature=AAAA');
+    expect(await answer(forged)).toEqual({ status: 403, continued: false });
+  });
+
   it('reads an upload written a moment ago even before the cache has it; not uploaded until its PUT', async () => {
     const data = await presigned();
     const res = await call(`/v1/uploads/${data.fileId}`, { key });
