@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -120,7 +120,9 @@ export class ControlPlane {
     this.superviseExit(started, 'kube-apiserver', () => this.startApiServer());
     await this.waitReady(started);
     this.ca = await readFile(join(d, 'certs', 'apiserver.crt'), 'utf8');
-    await writeFile(this.kubeconfigPath, this.kubeconfig('default'));
+    // It carries the system:masters token: the owner's alone, as sa.key and tokens.csv are.
+    await writeFile(this.kubeconfigPath, this.kubeconfig('default'), { mode: 0o600 });
+    await chmod(this.kubeconfigPath, 0o600);
   }
 
   /**
@@ -183,6 +185,7 @@ current-context: genjobs-local
   private async prepare(): Promise<void> {
     const d = this.dir;
     await mkdir(join(d, 'certs'), { recursive: true });
+    await chmod(d, 0o700); // the keys, tokens and etcd's data below: no one else's to read
     if (!existsSync(join(d, 'sa.key'))) {
       const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
       await writeFile(join(d, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), {

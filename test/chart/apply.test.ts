@@ -132,6 +132,24 @@ describe('NOTES of an install', () => {
   });
 });
 
+describe('NOTES on plain HTTP', () => {
+  it('warn when clients reach the service over http://, not over TLS or through a port-forward', async () => {
+    const ns = (await testNamespace('chart-notes-tls')).namespace;
+    const ingress = { enabled: true, host: 'gen.example.com' };
+    const notes = async (values: object) => {
+      const r = await installDryRun(kubeconfig, values, { namespace: ns });
+      expect(r.code, r.stderr).toBe(0);
+      return r.notes;
+    };
+    expect(await notes({ ingress })).toMatch(
+      /WARNING: clients reach genjobs at http:\/\/gen\.example\.com, over plain HTTP/,
+    );
+    expect(await notes({ ingress: { ...ingress, tls: { enabled: true } } })).not.toContain('plain HTTP');
+    expect(await notes({ publicUrl: 'https://gen.example.com' })).not.toContain('plain HTTP');
+    expect(await notes({})).not.toContain('plain HTTP'); // http://127.0.0.1:8080, a port-forward
+  });
+});
+
 describe('one release per namespace', () => {
   it("an install beside another release's controller fails, naming it; the release itself passes", async () => {
     const ns = (await testNamespace('chart-twice')).namespace;

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +38,11 @@ describe('a supervised control plane (dev mode)', () => {
       expect(await group(pid)).toBe(pid);
       expect(pid).not.toBe(mine);
     }
+  });
+
+  it('keeps its admin credentials to its owner: the kubeconfig (a system:masters token) 0600, its folder 0700', async () => {
+    expect((await stat(cp.kubeconfigPath)).mode & 0o777).toBe(0o600);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
   });
 
   it('brings back a SIGKILLed kube-apiserver, then a SIGKILLed etcd, with the data kept', async () => {
