@@ -101,7 +101,9 @@ describe('end to end: submit, run in a Pod, download real media', () => {
       namespace: s.kube.namespace,
       labelSelector: `${JOB_LABEL}=${jobId}`,
     });
-    const grant = pods.items[0]?.spec?.containers[0]?.env?.find((e) => e.name === 'GENJOBS_BLOB_GRANT')?.value;
+    const grant = pods.items[0]?.spec?.containers[0]?.env?.find(
+      (e) => e.name === 'GENJOBS_BLOB_GRANT',
+    )?.value;
     expect(grant).toMatch(/^gj1\./);
     const before = await (await fetch(job.output)).arrayBuffer();
     const overwrite = await fetch(job.output, {
