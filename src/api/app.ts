@@ -88,7 +88,8 @@ export function createApp(o: AppOptions): express.Express {
  * OPTIONS on such a path answers 204 with the same `Allow`.
  */
 function methodNotAllowed(req: express.Request, res: express.Response, next: express.NextFunction): void {
-  const allowed = allowedMethods(req.path);
+  // The document is not among its own paths, but answers like them.
+  const allowed = req.path === '/v1/openapi.json' ? ['GET', 'HEAD'] : allowedMethods(req.path);
   if (!allowed || (allowed.includes(req.method) && req.method !== 'OPTIONS')) {
     next();
     return;

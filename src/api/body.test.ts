@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import { parseBody } from './body.ts';
+import { parseBody, parseQuery } from './body.ts';
 
 const Request = z.strictObject({
   model: z.string().min(1).max(8),
@@ -58,5 +58,29 @@ describe('parseBody: messages say what to do', () => {
       '/version': 'a version like v1',
       '/extra': 'unknown field: extra',
     });
+  });
+});
+
+describe('parseQuery: a whole number is its digits', () => {
+  const query = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+
+  it.each(['0x5', '1e1', '+3', ' 5', '1.0', '5 ', ''])(
+    'refuses limit=%j with 400 VALIDATION_ERROR',
+    (limit) => {
+      const err = (() => {
+        try {
+          parseQuery(query, { limit });
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(AppError);
+      expect(err).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/limit' }] });
+    },
+  );
+
+  it('reads digits, and the default when absent', () => {
+    expect(parseQuery(query, { limit: '5' })).toEqual({ limit: 5 });
+    expect(parseQuery(query, {})).toEqual({ limit: 20 });
   });
 });

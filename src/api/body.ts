@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError, type ErrorCode, type FieldError } from '../errors.ts';
 
 /**
@@ -133,7 +133,24 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: Record<strin
       errors,
     });
   }
+  // A whole number in a query is its digits: Number() would also read 0x5, 1e1, +3 and " 5".
+  const loose = Object.keys(schema.shape).filter(
+    (name) =>
+      typeof query[name] === 'string' && isWholeNumber(schema.shape[name]) && !/^[0-9]+$/.test(query[name]),
+  );
+  if (loose.length > 0) {
+    throw new AppError('VALIDATION_ERROR', `invalid request: ${loose.join(', ')} must be a whole number`, {
+      errors: loose.map((name) => ({ pointer: `/${name}`, message: 'must be a whole number (digits only)' })),
+    });
+  }
   return parseBody(schema, { ...query });
+}
+
+/** Whether a query field is a whole number (a z.number().int(), maybe optional or with a default). */
+function isWholeNumber(field: z.ZodType | undefined): boolean {
+  let inner: unknown = field;
+  while (inner instanceof z.ZodDefault || inner instanceof z.ZodOptional) inner = inner.unwrap();
+  return inner instanceof z.ZodNumber && inner.isInt;
 }
 
 /**

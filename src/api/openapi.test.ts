@@ -32,6 +32,34 @@ describe('the OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('types its numbers for every generator: inclusive bounds, int64 past 32 bits, double', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    const schemas: any[] = [];
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    const walk = (node: any) => {
+      if (node === null || typeof node !== 'object') return;
+      if (node.type === 'integer' || node.type === 'number') schemas.push(node);
+      for (const value of Object.values(node)) walk(value);
+    };
+    walk(doc);
+    expect(schemas.length).toBeGreaterThan(20);
+    expect(schemas.filter((n) => 'exclusiveMinimum' in n || 'exclusiveMaximum' in n)).toEqual([]);
+    for (const n of schemas.filter((n) => n.type === 'integer')) {
+      expect(n.format).toBe(n.maximum === undefined || n.maximum > 2 ** 31 - 1 ? 'int64' : undefined);
+    }
+    for (const n of schemas.filter((n) => n.type === 'number')) expect(n.format).toBe('double');
+    expect(doc.components.schemas.Job.properties.costMicroCents).toMatchObject({
+      type: 'integer',
+      format: 'int64',
+    });
+    expect(doc.components.schemas.Presign.properties.maxSize).toMatchObject({ minimum: 1, format: 'int64' });
+  });
+
+  it('lists no 401 where a key that fails is ignored (a model detail)', () => {
+    const detail = operations.find(({ op }) => op.operationId === 'getCatalogModel')!.op;
+    expect(Object.keys(detail.responses)).not.toContain('401');
+  });
+
   it('declares the eight upload content types as an enum', () => {
     const body = doc.paths['/v1/uploads/presign'].post.requestBody.content['application/json'].schema;
     expect(body.properties.contentType.enum).toEqual([

@@ -109,6 +109,8 @@ function takesImageAlias(properties: InputSchema['properties']): boolean {
 const NUMERIC = /^-?[0-9]+(\.[0-9]+)?$/;
 /** {@link NUMERIC} as a published `pattern`, without the nested repetition a safe-regex check refuses. */
 const NUMERIC_PATTERN = '^-?[0-9]+$|^-?[0-9]+\\.[0-9]+$';
+/** The numeric strings that are whole numbers ("8", "8.0"): what an integer property takes. */
+const INTEGER_PATTERN = '^-?[0-9]+$|^-?[0-9]+\\.0+$';
 
 /** A string schema's way to refuse a blank value (`pattern: "\\S"`, one visible character), as a catalog writes it. */
 const BLANK_REFUSED = '\\S';
@@ -176,7 +178,8 @@ function widened(property: InputProperty): InputProperty {
       for (const v of property.enum)
         if (typeof v === 'number' || typeof v === 'boolean') extraValues.push(String(v));
     } else if (numeric) {
-      pattern = types.has('boolean') ? `${NUMERIC_PATTERN}|^true$|^false$` : NUMERIC_PATTERN;
+      const digits = types.has('number') ? NUMERIC_PATTERN : INTEGER_PATTERN;
+      pattern = types.has('boolean') ? `${digits}|^true$|^false$` : digits;
     } else {
       extraValues.push(true, false, 'true', 'false');
     }

@@ -174,7 +174,7 @@ describe('getCatalogModel (2.7)', () => {
     expect(detail.inputSchema.properties.duration).toEqual({
       type: ['integer', 'string'],
       default: 8,
-      pattern: '^-?[0-9]+$|^-?[0-9]+\\.[0-9]+$',
+      pattern: '^-?[0-9]+$|^-?[0-9]+\\.0+$',
     });
   });
 

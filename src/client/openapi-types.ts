@@ -359,11 +359,20 @@ export interface components {
             createdAt: string;
             completedAt: string | null;
             model: string;
-            /** @description What the job was priced at when submitted; a failed or cancelled job was not charged it (refundedMicroCents) */
+            /**
+             * Format: int64
+             * @description What the job was priced at when submitted; a failed or cancelled job was not charged it (refundedMicroCents)
+             */
             costMicroCents: number;
-            /** @description Failed and cancelled jobs only: the credit given back, their whole cost. An addition clients may ignore */
+            /**
+             * Format: int64
+             * @description Failed and cancelled jobs only: the credit given back, their whole cost. An addition clients may ignore
+             */
             refundedMicroCents?: number;
-            /** @description Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore */
+            /**
+             * Format: int64
+             * @description Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore
+             */
             queuePosition?: number;
             /**
              * Format: date-time
@@ -408,6 +417,7 @@ export interface components {
             status: "pending";
             /** Format: date-time */
             estimatedCompletionTime: string;
+            /** Format: int64 */
             costMicroCents: number;
         };
         /**
@@ -462,16 +472,21 @@ export interface components {
          *     }
          */
         Estimate: {
+            /** Format: int64 */
             baseCostMicroCents: number;
+            /** Format: int64 */
             estimatedCostMicroCents: number;
             breakdown: {
                 component: string;
+                /** Format: int64 */
                 costMicroCents: number;
             }[];
             hasDiscount: boolean;
             discounted?: {
                 type: string;
+                /** Format: double */
                 percentage: number;
+                /** Format: int64 */
                 savedMicroCents: number;
             };
         };
@@ -479,6 +494,7 @@ export interface components {
             jobId: string;
             /** @constant */
             status: "cancelled";
+            /** Format: int64 */
             refundedMicroCents: number;
         };
         WebhookEvent: {
@@ -501,7 +517,10 @@ export interface components {
             category: string;
             capability: string;
             pricing: {
-                /** @description micro-cents per generation, or per second of the perSecond field when that is present */
+                /**
+                 * Format: int64
+                 * @description micro-cents per generation, or per second of the perSecond field when that is present
+                 */
                 baseCredits: number;
                 /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
                 defaultCostMicroCents: number | null;
@@ -517,7 +536,9 @@ export interface components {
             };
             tags: string[];
             ratings: {
+                /** Format: double */
                 average: number;
+                /** Format: int64 */
                 count: number;
             };
         };
@@ -537,7 +558,10 @@ export interface components {
                 [key: string]: unknown;
             };
             pricing: {
-                /** @description micro-cents per generation, or per second of the perSecond field when that is present */
+                /**
+                 * Format: int64
+                 * @description micro-cents per generation, or per second of the perSecond field when that is present
+                 */
                 baseCredits: number;
                 /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
                 defaultCostMicroCents: number | null;
@@ -563,6 +587,7 @@ export interface components {
             logoUrl: string;
             website: string;
             color: string;
+            /** Format: int64 */
             modelCount: number;
         };
         CatalogProviderDetail: {
@@ -579,7 +604,10 @@ export interface components {
                 category: string;
                 capability: string;
                 pricing: {
-                    /** @description micro-cents per generation, or per second of the perSecond field when that is present */
+                    /**
+                     * Format: int64
+                     * @description micro-cents per generation, or per second of the perSecond field when that is present
+                     */
                     baseCredits: number;
                     /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
                     defaultCostMicroCents: number | null;
@@ -602,12 +630,14 @@ export interface components {
             label: string;
             icon: string;
             color: string;
+            /** Format: double */
             order: number;
         };
         Category: {
             id: string;
             name: string;
             description: string;
+            /** Format: int64 */
             modelCount: number;
         };
         ModelList: {
@@ -617,9 +647,13 @@ export interface components {
                 description: string;
                 category: string;
                 currentVersion: string;
+                /** Format: int64 */
                 versionCount: number;
                 currentVersionPricing: {
-                    /** @description micro-cents per generation, or per second of the perSecond field when that is present */
+                    /**
+                     * Format: int64
+                     * @description micro-cents per generation, or per second of the perSecond field when that is present
+                     */
                     baseCredits: number;
                     /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
                     defaultCostMicroCents: number | null;
@@ -654,9 +688,13 @@ export interface components {
                 description: string;
                 category: string;
                 currentVersion: string;
+                /** Format: int64 */
                 versionCount: number;
                 currentVersionPricing: {
-                    /** @description micro-cents per generation, or per second of the perSecond field when that is present */
+                    /**
+                     * Format: int64
+                     * @description micro-cents per generation, or per second of the perSecond field when that is present
+                     */
                     baseCredits: number;
                     /** @description what a job sending only the required fields costs (the input schema's defaults), after the caller's discount; null when the defaults alone do not price */
                     defaultCostMicroCents: number | null;
@@ -676,13 +714,25 @@ export interface components {
             /** @description The account the key belongs to */
             account: string;
             plan: string;
-            /** @description The plan's jobs pending or processing at once */
+            /**
+             * Format: int64
+             * @description The plan's jobs pending or processing at once
+             */
             maxConcurrentJobs: number;
-            /** @description Credit for new jobs: granted, less what completed jobs cost and what is held */
+            /**
+             * Format: int64
+             * @description Credit for new jobs: granted, less what completed jobs cost and what is held
+             */
             balanceMicroCents: number;
-            /** @description Credit set aside for unfinished jobs and for submits of the last seconds; a refund or the unused part returns to the balance */
+            /**
+             * Format: int64
+             * @description Credit set aside for unfinished jobs and for submits of the last seconds; a refund or the unused part returns to the balance
+             */
             heldMicroCents: number;
-            /** @description Charged for completed jobs, in total */
+            /**
+             * Format: int64
+             * @description Charged for completed jobs, in total
+             */
             spentMicroCents: number;
         };
         Presign: {
@@ -696,6 +746,7 @@ export interface components {
              * @description When the file is deleted (60 minutes after the presign); the uploadUrl expires sooner
              */
             expiresAt: string;
+            /** Format: int64 */
             maxSize: number;
         };
         PresignResponse: {
@@ -718,7 +769,10 @@ export interface components {
             expiresAt: string;
             /** @description Not in the spec: whether the file has been PUT (a pending upload; fileUrl answers 404 until it has). Absent once expired, or when the store could not be asked. */
             uploaded?: boolean;
-            /** @description Not in the spec: the stored size, once uploaded. */
+            /**
+             * Format: int64
+             * @description Not in the spec: the stored size, once uploaded.
+             */
             sizeBytes?: number;
         };
         UploadResponse: {
@@ -730,6 +784,7 @@ export interface components {
         Problem: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             code: string;
@@ -748,6 +803,7 @@ export interface components {
         Problem400: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -767,6 +823,7 @@ export interface components {
         Problem401: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -786,6 +843,7 @@ export interface components {
         Problem402: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -805,6 +863,7 @@ export interface components {
         Problem403: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -824,6 +883,7 @@ export interface components {
         Problem404: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -843,6 +903,7 @@ export interface components {
         Problem405: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -862,6 +923,7 @@ export interface components {
         Problem408: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -881,6 +943,7 @@ export interface components {
         Problem409: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -900,6 +963,7 @@ export interface components {
         Problem413: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -919,6 +983,7 @@ export interface components {
         Problem415: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -938,6 +1003,7 @@ export interface components {
         Problem422: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -957,6 +1023,7 @@ export interface components {
         Problem429: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -976,6 +1043,7 @@ export interface components {
         Problem503: {
             type: string;
             title: string;
+            /** Format: int64 */
             status: number;
             detail: string;
             /** @enum {string} */
@@ -1892,17 +1960,6 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem400"];
-                };
-            };
-            /** @description Problem */
-            401: {
-                headers: {
-                    /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem401"];
                 };
             };
             /** @description Problem */

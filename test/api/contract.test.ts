@@ -46,6 +46,7 @@ describe('405 for a method a path does not have', () => {
     ['GET', '/v1/jobs/submit', 'OPTIONS, POST'],
     ['GET', '/v1/uploads/presign', 'OPTIONS, POST'],
     ['GET', '/v1/jobs/x/cancel', 'OPTIONS, POST'],
+    ['POST', '/v1/openapi.json', 'GET, HEAD, OPTIONS'],
   ])('%s %s answers 405 with Allow: %s', async (method, path, allow) => {
     const res = await raw(method, path, { authorization: `Bearer ${key}` });
     expect([res.status, codeOf(res.body), res.headers.allow]).toEqual([405, 'METHOD_NOT_ALLOWED', allow]);
