@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import express, { type Router } from 'express';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -56,11 +57,18 @@ export function createApp(o: AppOptions): express.Express {
     locals(res).route = '/metrics';
     res.type(o.metrics.registry.contentType).send(await o.metrics.registry.metrics());
   });
-  let openapi: string | undefined;
-  app.get('/v1/openapi.json', (_req, res) => {
+  // About 80 KB of JSON, encoded and gzipped (about a tenth) once.
+  let openapi: { json: Buffer; gzip: Buffer } | undefined;
+  app.get('/v1/openapi.json', (req, res) => {
     locals(res).route = '/v1/openapi.json';
-    openapi ??= JSON.stringify(openApiDocument());
-    res.type('application/json').send(openapi);
+    if (!openapi) {
+      const json = Buffer.from(JSON.stringify(openApiDocument()));
+      openapi = { json, gzip: gzipSync(json) };
+    }
+    const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (gzip) res.setHeader('Content-Encoding', 'gzip');
+    res.type('application/json').send(gzip ? openapi.gzip : openapi.json);
   });
   app.use(markWrappedUploadRequests);
   app.use(methodNotAllowed);

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestService } from '../support/service.ts';
 
@@ -411,4 +412,25 @@ describe('request bodies are read once the caller is known', () => {
       expect(status).toBe(200);
     },
   );
+});
+
+describe('the OpenAPI document', () => {
+  it('is gzipped for a client that accepts it, the same document', async () => {
+    const url = `${svc.api.url}/v1/openapi.json`;
+    const plain = await (await fetch(url, { headers: { 'accept-encoding': 'identity' } })).json();
+    const zipped = await new Promise<{ encoding?: string; body: Buffer }>((resolve, reject) => {
+      http
+        .get(url, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }),
+          );
+        })
+        .on('error', reject);
+    });
+    expect(zipped.encoding).toBe('gzip');
+    expect(zipped.body.length * 5).toBeLessThan(JSON.stringify(plain).length);
+    expect(JSON.parse(gunzipSync(zipped.body).toString('utf8'))).toEqual(plain);
+  });
 });
