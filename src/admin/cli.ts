@@ -145,18 +145,13 @@ async function secretsAdmin(cmd: Command): Promise<{ admin: AccountAdmin; secret
   return { admin, secrets: new WebhookSecrets({ kube, namespace: secretNamespace }) };
 }
 
-function secretText(s: AccountWebhookSecret, rotated: boolean): string {
-  const lines = [s.current];
-  if (s.previous) {
-    const until = s.previousUntil ? ` until ${s.previousUntil}` : '';
-    lines.push(
-      '',
-      rotated
-        ? `New secret. Webhooks are signed with both it and the previous one${until}; give receivers the new one.`
-        : `The previous secret also signs webhooks${until}: ${s.previous}`,
-    );
-  }
-  return lines.join('\n');
+/** What a person needs to know beside the secret: on stderr, so `$(…)` captures the secret alone. */
+function secretNote(s: AccountWebhookSecret, rotated: boolean): string | undefined {
+  if (!s.previous) return undefined;
+  const until = s.previousUntil ? ` until ${s.previousUntil}` : '';
+  return rotated
+    ? `New secret. Webhooks are signed with both it and the previous one${until}; give receivers the new one.`
+    : `The previous secret also signs webhooks${until}: ${s.previous}`;
 }
 
 /** Prints the table, or with -o json the objects (without the apiserver's managedFields). */
@@ -298,7 +293,9 @@ export function registerAdminCommands(program: Command): void {
         const account = await admin.getAccount(name);
         const owner = { name, uid: account.metadata.uid };
         const s = o.rotate ? await secrets.rotate(name, o.overlap, owner) : await secrets.ensure(name, owner);
-        print(o, s, () => secretText(s, Boolean(o.rotate)));
+        print(o, s, () => s.current);
+        const note = o.output === 'json' ? undefined : secretNote(s, Boolean(o.rotate));
+        if (note) console.error(note);
       }),
     );
 

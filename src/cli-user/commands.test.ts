@@ -81,6 +81,22 @@ function oneLine(stderr: string): string {
 const IMAGE = 'genjobs/reference-image/text-to-image';
 
 describe('genjobs user commands: failures are one line and a documented exit code', () => {
+  it.each([
+    [
+      ['--status', 'bogus'],
+      /--status.*bogus.*Allowed choices are pending, processing, completed, failed, cancelled/,
+    ],
+    [['--limit', '0'], /--limit.*0.*a whole number from 1 to 100/],
+    [['--limit', '101'], /a whole number from 1 to 100/],
+    [['--limit', '1e1'], /a whole number from 1 to 100/],
+  ])('jobs list %j is a command-line mistake (exit 2), never sent', async (args, message) => {
+    const api = await fakeApi((_req, res) => json(res, { jobs: [], nextCursor: null }));
+    const r = await genjobs(['jobs', 'list', ...args], { GENJOBS_URL: api.url });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toMatch(message); // commander's error, then the command's usage
+    expect(api.seen).toEqual([]);
+  });
+
   it('a --download folder that cannot be made is a usage error, before anything is submitted', async () => {
     const api = await fakeApi((_req, res) => json(res, aJob()));
     const dir = await mkdtemp(join(tmpdir(), 'genjobs-cli-'));

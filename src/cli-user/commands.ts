@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { type Command, type CommanderError, Option } from 'commander';
+import { type Command, type CommanderError, InvalidArgumentError, Option } from 'commander';
 import {
   createClient,
   type GenjobsClient,
@@ -153,6 +153,14 @@ function failed(err: unknown): number {
 }
 
 /** Commander's own usage errors exit 2, as the other usage mistakes do. */
+/** `--limit`: a whole number from 1 to 100, checked here (exit 2), not by the service (exit 4). */
+function pageSize(value: string): number {
+  if (!/^[0-9]+$/.test(value) || Number(value) < 1 || Number(value) > 100) {
+    throw new InvalidArgumentError('a whole number from 1 to 100');
+  }
+  return Number(value);
+}
+
 function usageExit(cmd: Command): Command {
   return cmd.exitOverride((err: CommanderError) => {
     process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
@@ -239,17 +247,25 @@ export function registerUserCommands(program: Command): void {
   usageExit(
     jobs
       .command('list')
-      .option('--status <status>', 'pending, processing, completed, failed or cancelled')
+      .addOption(
+        new Option('--status <status>', 'only jobs in this state').choices([
+          'pending',
+          'processing',
+          'completed',
+          'failed',
+          'cancelled',
+        ]),
+      )
       .option('--model <slug>')
-      .option('--limit <n>', 'at most this many (1 to 100)', '20')
+      .option('--limit <n>', 'at most this many (1 to 100)', pageSize, 20)
       .option('--cursor <cursor>', 'the nextCursor of the previous page')
       .addOption(outputOption()),
   ).action(
-    action(async (o: Output & { status?: string; model?: string; limit: string; cursor?: string }) => {
+    action(async (o: Output & { status?: string; model?: string; limit: number; cursor?: string }) => {
       const page = await client().jobs.list({
         status: o.status as Job['status'] | undefined,
         model: o.model,
-        limit: Number(o.limit),
+        limit: o.limit,
         cursor: o.cursor,
       });
       print(o, page, () =>

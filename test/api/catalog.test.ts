@@ -242,6 +242,7 @@ describe('catalog endpoints', () => {
   it('4.13 and 4.14 list what the key may use, with x-api-key and list_models, cached 5 minutes', async () => {
     const res = await svc.call('/v1/models', { headers: { 'x-api-key': keys.vip } });
     expect(res.headers.get('cache-control')).toBe('private, max-age=300');
+    expect(res.headers.get('vary')).toBe('x-api-key'); // each key's listing is its own
     const { models } = await res.json();
     const secret = models.find((m: { id: string }) => m.id === 'acme/secret-cam/text-to-image');
     expect(secret).toEqual({

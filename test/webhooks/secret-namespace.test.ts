@@ -73,9 +73,31 @@ it("a new account of a deleted one's name gets a webhook secret of its own, not 
   expect(await shownSecret('acme')).toBe(shown);
 });
 
+it('a rotation prints the new secret alone on stdout, for $(…); its note goes to stderr', async () => {
+  await svc.admin.createAccount({ name: 'rotor', plan: 'pro', grantMicroCents: 0 });
+  const first = await shownSecret('rotor');
+  const rotated = await secretCommand('rotor', '--rotate');
+  expect(rotated.stdout).toMatch(/^whsec_[A-Za-z0-9+/=]+\n$/);
+  expect(rotated.stdout.trim()).not.toBe(first);
+  expect(rotated.stderr).toContain('New secret. Webhooks are signed with both it and the previous one');
+  // Shown again during the overlap: still the current one alone; the previous one is a note.
+  const again = await secretCommand('rotor');
+  expect(again.stdout.trim()).toBe(rotated.stdout.trim());
+  expect(again.stderr).toContain(`The previous secret also signs webhooks`);
+  expect(again.stderr).toContain(first);
+});
+
 /** What `genjobs accounts webhook-secret NAME` prints. */
 async function shownSecret(account: string): Promise<string> {
-  const { stdout } = await promisify(execFile)(
+  return (await secretCommand(account)).stdout.trim();
+}
+
+/** `genjobs accounts webhook-secret NAME [args]`, its stdout and stderr. */
+async function secretCommand(
+  account: string,
+  ...args: string[]
+): Promise<{ stdout: string; stderr: string }> {
+  return promisify(execFile)(
     process.execPath,
     [
       'src/cli.ts',
@@ -86,8 +108,8 @@ async function shownSecret(account: string): Promise<string> {
       'accounts',
       'webhook-secret',
       account,
+      ...args,
     ],
     { env: { ...process.env, NODE_NO_WARNINGS: '1', GENJOBS_WEBHOOK_SECRET_NAMESPACE: secrets.namespace } },
   );
-  return stdout.trim();
 }

@@ -82,6 +82,8 @@ export function catalogRoutes(catalog: () => Catalog, auth: Authenticator): Rout
     const id = JSON.stringify(['key', personalization(account), key]);
     const body = listings.get(catalog(), id, () => Buffer.from(JSON.stringify(build())));
     res.setHeader('Cache-Control', `private, max-age=${MODEL_LIST_TTL_MS / 1000}`);
+    // Each key's listing is its own (visibility, prices): a cache keeps one per key.
+    res.setHeader('Vary', 'x-api-key');
     res.type('application/json').send(body);
   }
 

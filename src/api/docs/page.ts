@@ -40,10 +40,12 @@ curl -s -X POST $GENJOBS_URL/v1/jobs/submit -H "authorization: Bearer $GENJOBS_A
   -H 'content-type: application/json' \\
   -d '{"model":"genjobs/reference-image/text-to-image","input":{"prompt":"a lighthouse"}}'
 curl -N $GENJOBS_URL/v1/jobs/JOB_ID/events -H "authorization: Bearer $GENJOBS_API_KEY"</pre>
-  <p>Or with the command line (<code>npx genjobs run MODEL --input key=value --download .</code>) or the
-  TypeScript client:</p>
+  <p>Or with the command line or the TypeScript client, both in the genjobs repository (not an
+  npm registry package): in a checkout, <code>npm ci &amp;&amp; npm run build</code>, then
+  <code>npx genjobs run MODEL --input key=value --download .</code> there, or
+  <code>npm install /path/to/genjobs</code> in your app:</p>
 <pre>import { createClient } from 'genjobs/client';
-const genjobs = createClient({ baseUrl: process.env.GENJOBS_URL, apiKey: process.env.GENJOBS_API_KEY });
+const genjobs = createClient({ baseUrl: process.env.GENJOBS_URL!, apiKey: process.env.GENJOBS_API_KEY! });
 const job = await genjobs.jobs.run('genjobs/reference-image/text-to-image', { prompt: 'a lighthouse' });</pre>
   <p>Webhooks: a submit with <code>webhookUrl</code> (https) gets a signed POST when the job
   completes or fails, in the Standard Webhooks format (<code>webhook-id</code>,
