@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { AppError, type ErrorCode, type FieldError } from '../errors.ts';
+import { repeatedName } from './json-keys.ts';
 
 /**
  * Reads a request's JSON body into `req.body`, for the authenticator to call once it knows
@@ -16,23 +17,55 @@ import { AppError, type ErrorCode, type FieldError } from '../errors.ts';
 export function jsonBodyReader(limit: string): (req: Request, res: Response) => Promise<void> {
   // Not strict: JSON that is not an object or array (null, "", 7) parses, and is then refused
   // as the wrong shape (422) by the route that reads it, as [1,2] is; not as unparseable (400).
-  const parse = express.json({ limit, strict: false, type: 'application/json', verify: utf8Only });
+  const texts = new WeakMap<IncomingMessage, string>();
+  const parse = express.json({
+    limit,
+    strict: false,
+    type: 'application/json',
+    verify: (req, _res, body, encoding) => {
+      const text = decoded(body, encoding);
+      if (text !== undefined) texts.set(req, text);
+    },
+  });
   return (req, res) => {
     if (!hasBody(req) || !req.is('application/json') || req.method === 'GET' || req.method === 'HEAD') {
       return Promise.resolve();
     }
     continueIfExpected(req, res);
     return new Promise((resolve, reject) =>
-      parse(req, res, (err?: unknown) => (err ? reject(err) : resolve())),
+      parse(req, res, (err?: unknown) => {
+        if (err) return reject(err);
+        const text = texts.get(req);
+        const repeated = text === undefined ? undefined : repeatedName(text);
+        if (repeated === undefined) return resolve();
+        reject(
+          new AppError(
+            'MALFORMED_REQUEST',
+            `the request body gives ${repeated} more than once; give each name once`,
+          ),
+        );
+      }),
     );
   };
 }
 
-/** JSON is UTF-8 (RFC 8259 8.1): bytes that are not are refused, not read as U+FFFD. */
-function utf8Only(_req: IncomingMessage, _res: ServerResponse, body: Buffer, encoding: string): void {
-  if (/^utf-?8$/i.test(encoding) && !isUtf8(body)) {
-    // A plain error: body-parser sets the status on it (problem.ts makes it MALFORMED_REQUEST).
-    throw Object.assign(new Error('the request body is not valid UTF-8'), { status: 400 });
+/**
+ * The body's text, for the check of repeated names. JSON is UTF-8 (RFC 8259 8.1): bytes that
+ * are not are refused, not read as U+FFFD. Another Unicode charset body-parser takes (a
+ * declared utf-16) is decoded as it is; one TextDecoder does not know goes unchecked.
+ */
+function decoded(body: Buffer, encoding: string): string | undefined {
+  if (/^utf-?8$/i.test(encoding)) {
+    if (!isUtf8(body)) {
+      // A plain error: body-parser sets the status on it (problem.ts makes it MALFORMED_REQUEST).
+      throw Object.assign(new Error('the request body is not valid UTF-8'), { status: 400 });
+    }
+    return body.toString('utf8');
+  }
+  try {
+    return new TextDecoder(encoding).decode(body);
+  } catch {
+    return undefined;
   }
 }
 

@@ -368,6 +368,29 @@ describe('request bodies are read once the caller is known', () => {
     expect(answer).toEqual({ status: 200, continued: true });
   });
 
+  it('a body that gives a name twice is refused 400: one reader would see the first, JSON.parse the last', async () => {
+    const before = (await (await svc.call('/v1/jobs?limit=100', { key })).json()).jobs.length;
+    const res = await svc.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      headers: { 'content-type': 'application/json' },
+      body: `{"model":"${VIDEO}","model":"${IMAGE}","input":{"prompt":"twice"}}`,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      code: 'MALFORMED_REQUEST',
+      detail: /gives \/model more than once/,
+    });
+    const nested = await svc.call('/v1/jobs/estimate', {
+      method: 'POST',
+      key,
+      headers: { 'content-type': 'application/json' },
+      body: `{"model":"${VIDEO}","input":{"duration":4,"duration":8}}`,
+    });
+    expect((await nested.json()).detail).toMatch(/\/input\/duration more than once/);
+    expect((await (await svc.call('/v1/jobs?limit=100', { key })).json()).jobs.length).toBe(before);
+  });
+
   it('a JSON body that is not UTF-8 is refused 400, not read with replacement characters', async () => {
     const body = Buffer.concat([
       Buffer.from(`{"model":"${IMAGE}","input":{"prompt":"a `),
