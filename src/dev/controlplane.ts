@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type Supervised, startSupervised } from './process.ts';
+import { ownDir, type Supervised, startSupervised } from './process.ts';
 
 /** The checkout this module lives in (src/dev or dist/dev, two levels down). */
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -184,8 +184,8 @@ current-context: genjobs-local
 
   private async prepare(): Promise<void> {
     const d = this.dir;
+    await ownDir(d);
     await mkdir(join(d, 'certs'), { recursive: true });
-    await chmod(d, 0o700); // the keys, tokens and etcd's data below: no one else's to read
     if (!existsSync(join(d, 'sa.key'))) {
       const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
       await writeFile(join(d, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), {

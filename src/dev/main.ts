@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -17,6 +17,7 @@ import { resources } from '../k8s/resources.ts';
 import { createLogger } from '../log.ts';
 import { ControlPlane, REPO_ROOT } from './controlplane.ts';
 import { genjobsCommandMap, NodeAgent } from './nodeagent.ts';
+import { ownDir } from './process.ts';
 
 const NAMESPACE = 'genjobs';
 const DEMO_ACCOUNT = 'demo';
@@ -28,7 +29,7 @@ const DEMO_ACCOUNT = 'demo';
  */
 export async function devMain(): Promise<void> {
   const dir = process.env.GENJOBS_DEV_DIR ?? join(homedir(), '.genjobs', 'dev');
-  await mkdir(dir, { recursive: true });
+  await ownDir(dir);
   const log = createLogger('dev');
   const port = process.env.PORT ?? '8080';
   const secretFile = join(dir, 'blob-secret');

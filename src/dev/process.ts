@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
 
 export interface Supervised {
   readonly child: ChildProcess;
@@ -115,4 +116,14 @@ export function keepAlive(
       await current?.stop(graceMs);
     },
   };
+}
+
+/**
+ * Makes `dir` (and its parents) and keeps it its owner's alone (0700): dev mode's folders
+ * hold the api key, the control plane's admin token, etcd's data and the job history
+ * (PGlite writes its files 0666), none of which another user of the machine may read.
+ */
+export async function ownDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await chmod(dir, 0o700);
 }

@@ -248,6 +248,28 @@ describe('the Pods the controller may create', () => {
     expect(await refusal(as({}, { securityContext: { ...sc, allowPrivilegeEscalation: true } }))).toMatch(
       unprivileged,
     );
+    const confined = /keeps the runtime's default confinement/;
+    const podSc = spec.securityContext!;
+    for (const change of [
+      { seccompProfile: { type: 'Unconfined' } },
+      { appArmorProfile: { type: 'Unconfined' } },
+      { seLinuxOptions: { type: 'spc_t' } },
+      { sysctls: [{ name: 'kernel.msgmax', value: '65536' }] },
+      { runAsGroup: 0 },
+      { supplementalGroups: [0] },
+    ]) {
+      expect(await refusal(as({ securityContext: { ...podSc, ...change } })), JSON.stringify(change)).toMatch(
+        confined,
+      );
+    }
+    for (const change of [{ seccompProfile: { type: 'Unconfined' } }, { procMount: 'Unmasked' }]) {
+      expect(await refusal(as({ hostUsers: false }, { securityContext: { ...sc, ...change } }))).toMatch(
+        confined,
+      );
+    }
+    expect(await refusal(as({ priorityClassName: 'system-node-critical' }))).toMatch(
+      /has the priority class of worker.priorityClassName \(none\)/,
+    );
     await podSecurity('restricted');
     const { [JOB_LABEL]: _, ...unfenced } = worker.metadata!.labels!;
     expect(await refusal({ ...worker, metadata: { ...worker.metadata, labels: unfenced } })).toMatch(

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ const restarted: string[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'genjobs-supervise-'));
+  await chmod(dir, 0o755); // as a folder made by hand would be: the control plane closes it
   cp = await ControlPlane.start({ dir, supervise: true, onRestart: (part) => restarted.push(part) });
   kube = fromKubeConfig(loadKubeConfig(cp.kubeconfigPath), 'supervise', { requestMs: 5_000, listMs: 5_000 });
   await applyCrds(kube, await readCrds(join(REPO_ROOT, 'crds')));
