@@ -20,6 +20,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ [key]: value })[key as 'GENJOBS_JOB_TTL']).toBe(ms);
   });
 
+  it.each([
+    ['256kb', 262_144],
+    ['1mb', 1_048_576],
+    ['1MB', 1_048_576],
+    ['5000', 5000],
+  ])('reads GENJOBS_BODY_LIMIT=%s as %d bytes, and refuses what is not a size', (value, bytes) => {
+    expect(loadConfig({ GENJOBS_BODY_LIMIT: value }).GENJOBS_BODY_LIMIT).toBe(bytes);
+    expect(loadConfig({}).GENJOBS_BODY_LIMIT).toBe(262_144);
+    expect(() => loadConfig({ GENJOBS_BODY_LIMIT: 'lots' })).toThrow(/GENJOBS_BODY_LIMIT: a size like 256kb/);
+  });
+
   it('keeps the job history at least as long as an Idempotency-Key replays its job (24 h)', () => {
     expect(() => loadConfig({ GENJOBS_RETENTION: '23h' })).toThrow(/GENJOBS_RETENTION: at least 24h/);
     expect(() => loadConfig({ GENJOBS_RETENTION: '300' })).toThrow(/GENJOBS_RETENTION: at least 24h/);

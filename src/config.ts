@@ -15,6 +15,15 @@ const duration = z
     return Math.round(Number(m[1]) * unit);
   });
 
+/** A size in bytes: 262144, 256kb, 1mb (1024-based, as body-parser reads it). */
+const size = z
+  .string()
+  .regex(/^\d+\s*(b|kb|mb)?$/i, 'a size like 256kb or 1mb')
+  .transform((v) => {
+    const m = /^(\d+)\s*(b|kb|mb)?$/i.exec(v)!;
+    return Number(m[1]) * ({ kb: 1024, mb: 1024 * 1024 }[m[2]?.toLowerCase() ?? 'b'] ?? 1);
+  });
+
 const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
@@ -79,8 +88,8 @@ export const configSchema = z.object({
    * (refunds show in the balance this much later); 0 writes each at once.
    */
   GENJOBS_SETTLE_LINGER: duration.prefault('500ms'),
-  /** Largest JSON request body. */
-  GENJOBS_BODY_LIMIT: z.string().default('256kb'),
+  /** Largest JSON request body, in bytes. */
+  GENJOBS_BODY_LIMIT: size.prefault('256kb'),
   /** Finished jobs are deleted this long after they finish. */
   GENJOBS_JOB_TTL: duration.prefault('7d'),
   /** A job whose Pod cannot start within this long fails (unschedulable, image pull...). */

@@ -14,7 +14,7 @@ import { repeatedName } from './json-keys.ts';
  * not declared JSON is left for the route to refuse (requireJson: 415) or ignore; a JSON
  * one must parse (400) within `limit` (413).
  */
-export function jsonBodyReader(limit: string): (req: Request, res: Response) => Promise<void> {
+export function jsonBodyReader(limit: number): (req: Request, res: Response) => Promise<void> {
   // Not strict: JSON that is not an object or array (null, "", 7) parses, and is then refused
   // as the wrong shape (422) by the route that reads it, as [1,2] is; not as unparseable (400).
   const texts = new WeakMap<IncomingMessage, string>();
@@ -30,6 +30,11 @@ export function jsonBodyReader(limit: string): (req: Request, res: Response) => 
   return (req, res) => {
     if (!hasBody(req) || !req.is('application/json') || req.method === 'GET' || req.method === 'HEAD') {
       return Promise.resolve();
+    }
+    // Refused by its declared length before a 100 Continue invites the bytes (the parser
+    // would refuse it too, but only once they were on their way).
+    if (Number(req.get('content-length') ?? 0) > limit) {
+      throw new AppError('PAYLOAD_TOO_LARGE', 'request body is too large');
     }
     continueIfExpected(req, res);
     return new Promise((resolve, reject) =>

@@ -287,6 +287,7 @@ describe('publishedInputSchema: an input that passes the schema the catalog show
     // An integer's numeric string is a whole number: "1.5" is no seed, "42.0" is 42.
     ['text-to-video', { prompt: 'w', seed: '1.5' }, false],
     ['text-to-video', { prompt: 'w', seed: '42.0' }, true],
+    ['text-to-video', { prompt: 'w', seed: '-1' }, false],
     ['text-to-video', { prompt: 'w', seed: -1 }, false],
     ['text-to-video', { prompt: '   ' }, false],
     ['text-to-video', { prompt: 'w', style: 'noir' }, false],
@@ -318,7 +319,7 @@ describe('publishedInputSchema: an input that passes the schema the catalog show
       },
     });
     expect(published.properties).toEqual({
-      count: { type: ['integer', 'string'], minimum: 1, pattern: '^-?[0-9]+$|^-?[0-9]+\\.0+$' },
+      count: { type: ['integer', 'string'], minimum: 1, pattern: '^[0-9]+$|^[0-9]+\\.0+$' },
       seconds: { type: ['integer', 'string'], enum: [4, 8, '4', '8'] },
       sound: { type: ['boolean', 'string'], enum: [true, false, 'true', 'false'] },
       mode: { type: ['string', 'number', 'boolean'], enum: ['4', 'true', '4.0', 'fast', 4, true] },

@@ -178,7 +178,10 @@ function widened(property: InputProperty): InputProperty {
       for (const v of property.enum)
         if (typeof v === 'number' || typeof v === 'boolean') extraValues.push(String(v));
     } else if (numeric) {
-      const digits = types.has('number') ? NUMERIC_PATTERN : INTEGER_PATTERN;
+      const signed = types.has('number') ? NUMERIC_PATTERN : INTEGER_PATTERN;
+      // No sign where none is allowed (its other bounds are still the api's to check).
+      const digits =
+        typeof property.minimum === 'number' && property.minimum >= 0 ? signed.replaceAll('-?', '') : signed;
       pattern = types.has('boolean') ? `${digits}|^true$|^false$` : digits;
     } else {
       extraValues.push(true, false, 'true', 'false');

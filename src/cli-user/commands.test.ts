@@ -93,7 +93,8 @@ describe('genjobs user commands: failures are one line and a documented exit cod
     const api = await fakeApi((_req, res) => json(res, { jobs: [], nextCursor: null }));
     const r = await genjobs(['jobs', 'list', ...args], { GENJOBS_URL: api.url });
     expect(r.code).toBe(2);
-    expect(r.stderr.split('\n')[0]).toMatch(message); // commander's error, then the command's usage
+    expect(oneLine(r.stderr)).toMatch(message);
+    expect(r.stderr).toMatch(/^genjobs: /);
     expect(api.seen).toEqual([]);
   });
 

@@ -161,10 +161,17 @@ function pageSize(value: string): number {
   return Number(value);
 }
 
+/**
+ * A command-line mistake (an unknown option, a refused value) exits 2 as one line on stderr
+ * (`genjobs: …`), like every other failure; `--help` shows the usage.
+ */
 function usageExit(cmd: Command): Command {
-  return cmd.exitOverride((err: CommanderError) => {
-    process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
-  });
+  return cmd
+    .showHelpAfterError(false)
+    .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'genjobs: ')) })
+    .exitOverride((err: CommanderError) => {
+      process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
+    });
 }
 
 const CONTENT_TYPES: Record<string, PresignRequest['contentType']> = {

@@ -336,6 +336,10 @@ describe('request bodies are read once the caller is known', () => {
     expect(refused).not.toContain('100 Continue');
     const invited = await heldBack({ authorization: `Bearer ${key}`, expect: '100-continue' }, 50);
     expect(invited).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+    // Over the body limit by its declared length: 413 at once, not invited.
+    const tooLarge = await heldBack({ authorization: `Bearer ${key}`, expect: '100-continue' }, 5_000_000);
+    expect(tooLarge).toMatch(/^HTTP\/1\.1 413 /);
+    expect(tooLarge).toContain('PAYLOAD_TOO_LARGE');
   });
 
   it('a client that waits for 100 Continue still submits (curl does for large bodies)', async () => {
