@@ -167,6 +167,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
       const job = id === undefined ? undefined : jobs.get(id);
       return job !== undefined && !isTerminal(job.status?.phase);
     },
+    uploadOpen: (key) => uploadService.acceptsFile(key),
   });
   const uploadService = new UploadService({
     uploads: r.uploads,

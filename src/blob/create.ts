@@ -19,8 +19,9 @@ export interface BlobDependencies {
   logger?: Logger;
   /** s3: the largest an upload may be to be served through `/files` (the api's upload policy). */
   readLimit?: ReadLimit;
-  /** Whether a worker's grant may still write a key (see BlobRouterOptions). */
+  /** Whether a worker's grant, or a presigned upload, may still write a key (see BlobRouterOptions). */
   grantOpen?: (key: string) => boolean;
+  uploadOpen?: (key: string) => Promise<boolean>;
 }
 
 /** The configured store, and the `/files` router the api mounts (before any body parser). */
@@ -38,7 +39,13 @@ export function createBlob(config: BlobConfig, deps: BlobDependencies): Blob {
   const store = createStore(config, signer, deps);
   return {
     store,
-    router: createBlobRouter({ store, signer, readLimit: deps.readLimit, grantOpen: deps.grantOpen }),
+    router: createBlobRouter({
+      store,
+      signer,
+      readLimit: deps.readLimit,
+      grantOpen: deps.grantOpen,
+      uploadOpen: deps.uploadOpen,
+    }),
   };
 }
 

@@ -21,6 +21,13 @@ export interface BlobRouterOptions {
    * replace a delivered output. Absent: until the grant expires.
    */
   grantOpen?: (key: string) => boolean;
+  /**
+   * Whether a presigned upload may still write `key`: its Upload exists and is the key's
+   * (the api asks its cache, then the apiserver), so a file PUT after its Upload was deleted
+   * (by an operator, with its account) does not come back with nothing left to delete it.
+   * Absent: until the URL expires.
+   */
+  uploadOpen?: (key: string) => Promise<boolean>;
 }
 
 interface Permission {
@@ -145,6 +152,9 @@ async function put(
   const key = keyOf(req);
   if (key === undefined) throw new AppError('SIGNATURE_INVALID', 'no upload is allowed to this path');
   const permission = authorize(options, req, key);
+  if (permission.contentType !== undefined && options.uploadOpen && !(await options.uploadOpen(key))) {
+    throw new AppError('SIGNATURE_INVALID', 'this upload no longer exists; presign a new one');
+  }
   const given = req.headers['content-type'];
   if (permission.contentType !== undefined && !sameMediaType(given, permission.contentType)) {
     throw new AppError(

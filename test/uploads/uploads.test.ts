@@ -200,6 +200,16 @@ describe('presign, upload, read', () => {
     expect(await answer(forged)).toEqual({ status: 403, continued: false });
   });
 
+  it('a PUT after its Upload was deleted is refused: no file comes back that nothing would delete', async () => {
+    const data = await presigned();
+    await svc.r.uploads.delete(data.fileId);
+    await eventually(async () => (await svc.r.uploads.get(data.fileId)) === undefined);
+    const res = await rawPut(data.uploadUrl, Buffer.from('late'), { 'content-type': 'image/png' });
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toMatchObject({ code: 'SIGNATURE_INVALID', detail: /no longer exists/ });
+    expect((await fetch(local(data.fileUrl))).status).toBe(404);
+  });
+
   it('reads an upload written a moment ago even before the cache has it; not uploaded until its PUT', async () => {
     const data = await presigned();
     const res = await call(`/v1/uploads/${data.fileId}`, { key });

@@ -92,6 +92,16 @@ export class UploadService {
     return { uploadUrl, fileUrl: this.o.store.publicUrl(objectKey), fileId, expiresAt, maxSize };
   }
 
+  /**
+   * Whether a presigned PUT to `key` may still land: the Upload it was presigned for exists.
+   * A cache miss may be one presigned a moment ago (or by another replica): the apiserver says.
+   */
+  async acceptsFile(key: string): Promise<boolean> {
+    const id = key.slice(key.lastIndexOf('/') + 1);
+    const upload = this.o.uploadCache.get(id) ?? (validName(id) ? await this.o.uploads.get(id) : undefined);
+    return upload?.spec.objectKey === key;
+  }
+
   /** The caller's upload; another account's is as unknown as a missing one (spec 5, rule 3). */
   async get(principal: Principal, id: string): Promise<UploadRecord> {
     // A cache miss may be an upload presigned a moment ago: ask the apiserver (read your own write).
