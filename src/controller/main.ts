@@ -245,6 +245,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     catalogPause: (slug) => catalog.pauseFor(slug),
     admission,
     blob: blob.store,
+    archived: archive ? async (id) => (await archive.getRecord(id)) !== undefined : undefined,
     events,
     metrics,
     log,

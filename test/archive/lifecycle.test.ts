@@ -139,6 +139,12 @@ describe('a finished job moves from etcd to the archive', () => {
     const archived = await s.call(`/v1/jobs/${jobId}`, { key });
     expect(archived.status).toBe(200);
     expect(await archived.text()).toBe(live);
+    // Its files stay with its record (a job deleted without one takes them: e2e/jobs.test.ts),
+    // after the controller has seen the resource go.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const output = JSON.parse(live).output as string;
+    expect(output).toMatch(/^http/);
+    expect((await fetch(output)).status).toBe(200);
     const rows = await archive.listJobs({ account: 'acme', limit: 10 });
     expect(rows.filter((j) => j.metadata.name === jobId)).toHaveLength(1);
 

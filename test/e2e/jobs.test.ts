@@ -116,6 +116,14 @@ describe('end to end: submit, run in a Pod, download real media', () => {
     expect(Buffer.from(await (await fetch(job.output)).arrayBuffer())).toEqual(Buffer.from(before));
   });
 
+  it('a job deleted by hand before it is archived takes its output files with it', async () => {
+    const jobId = await submit(IMAGE, { prompt: 'deleted by hand' });
+    const job = await finished(jobId);
+    expect((await fetch(job.output)).status).toBe(200);
+    await s.r.jobs.delete(jobId);
+    await eventually(async () => (await fetch(job.output)).status === 404, 30_000, 'its output gone');
+  });
+
   it('edit-image fetches its input (image or image_urls) and returns an edited image', async () => {
     const single = await finished(
       await submit(EDIT, { prompt: 'make it warmer', image: inputUrl, aspect_ratio: '1:1' }),

@@ -45,6 +45,12 @@ export interface JobReconcilerDeps {
   catalogPause?: (slug: string) => number | undefined;
   admission: Admission;
   blob: BlobStore;
+  /**
+   * Whether the job history holds a job (archive on): a job gone from the cluster keeps its
+   * files only then (retention deletes them with its row). Absent: no history, so a job
+   * that is gone takes its files with it.
+   */
+  archived?: (jobId: string) => Promise<boolean>;
   events: EventRecorder;
   metrics: Metrics;
   log: Logger;
@@ -118,6 +124,9 @@ export class JobReconciler {
       this.awaitingReservation.delete(jobId);
       // Owned Pods of a deleted job: nothing else (no garbage collector in every cluster) removes them.
       for (const pod of d.podCache.byIndex('job', jobId)) await this.deletePod(pod.metadata?.name ?? '', 0);
+      // Its files, unless the archive keeps its record (the archiver deletes a job once its
+      // row is written): a job deleted by hand, or with the archive off, leaves none behind.
+      if (!(await d.archived?.(jobId))) await d.blob.deletePrefix(jobPrefix(jobId));
       return undefined;
     }
     const now = d.now?.() ?? Date.now();
