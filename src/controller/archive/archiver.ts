@@ -138,7 +138,7 @@ export class Archiver {
       if (!this.dueSince.has(key)) this.dueSince.set(key, dueSince(job) ?? d.now());
     } else this.dueSince.delete(key);
     return this.act(key, step, {
-      upsert: () => this.jobBatch.add(job),
+      upsert: () => this.jobBatch.add(forHistory(job)),
       delete: () => d.jobs.delete(name, { uid: job.metadata.uid, resourceVersion: rv }),
       rv,
       kind: 'job',
@@ -225,4 +225,21 @@ export function dueSince(job: GenerationJob): number | undefined {
   const ended = at(job.status?.completedAt);
   if (!wantsWebhook(job)) return ended;
   return job.status?.webhook?.state === 'delivered' ? at(job.status.webhook.deliveredAt) : undefined;
+}
+
+/**
+ * A job as the history keeps it: its webhook address cut to its origin. The path and query
+ * often carry a receiver's token (and a URL may name a user and password); delivery has
+ * ended once a job is archived, so the history has no use for them, and keeps it 30 days.
+ */
+export function forHistory(job: GenerationJob): GenerationJob {
+  const url = job.spec.webhookUrl;
+  if (url === undefined) return job;
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    origin = '';
+  }
+  return { ...job, spec: { ...job.spec, webhookUrl: origin } };
 }
