@@ -29,6 +29,13 @@ export class GenjobsError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** How many times the request was sent, retries included. */
   readonly attempts: number;
+  /**
+   * From `jobs.run`: the job, once submitted, and the Idempotency-Key it was submitted with,
+   * so a caller that gives up waiting can follow the job (`jobs.wait(jobId)`) or submit again
+   * with the same key (`run(…, { idempotencyKey })`) without a second job or charge.
+   */
+  jobId?: string;
+  idempotencyKey?: string;
 
   constructor(
     message: string,
@@ -63,7 +70,7 @@ export class GenjobsError extends Error {
     } catch {
       // Not problem+json (a proxy's page): the status says what there is to say.
     }
-    const retryAfter = Number(res.headers.get('retry-after'));
+    const retryAfter = retryAfterSeconds(res.headers.get('retry-after'));
     return new GenjobsError(body.detail ?? (text.slice(0, 200) || `HTTP ${res.status}`), {
       status: res.status,
       code: body.code ?? `HTTP_${res.status}`,
@@ -72,8 +79,21 @@ export class GenjobsError extends Error {
         body.retryable ??
         (res.status === 429 || res.status === 502 || res.status === 503 || res.status === 504),
       errors: body.errors,
-      retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+      retryAfterSeconds: retryAfter,
       attempts,
     });
   }
+}
+
+/**
+ * A Retry-After header (RFC 9110 10.2.3) in seconds: delay-seconds or an HTTP-date;
+ * undefined when absent or unreadable (a proxy's 503 usually has none: the client's own
+ * backoff applies then, never an immediate retry).
+ */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
+  const text = value?.trim() ?? '';
+  if (text === '') return undefined;
+  if (/^[0-9]+$/.test(text)) return Number(text);
+  const at = Date.parse(text);
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - now) / 1000)) : undefined;
 }

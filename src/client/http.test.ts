@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { GenjobsError } from './errors.ts';
+import { GenjobsError, retryAfterSeconds } from './errors.ts';
 import { Http, networkReason, segment } from './http.ts';
 import { closeServers, problem, scripted } from './test-server.ts';
 
@@ -171,5 +171,31 @@ describe('Http', () => {
     for (const id of ['', '.', '..']) expect(() => segment('a job id', id)).toThrow(TypeError);
     expect(segment('a job id', 'a/b c')).toBe('a%2Fb%20c');
     expect(segment('a job id', '...')).toBe('...');
+  });
+});
+
+describe('Retry-After', () => {
+  it('reads seconds and HTTP-dates; an absent or unreadable one is undefined, never 0', () => {
+    expect(retryAfterSeconds('5')).toBe(5);
+    expect(retryAfterSeconds(null)).toBeUndefined();
+    expect(retryAfterSeconds('')).toBeUndefined();
+    expect(retryAfterSeconds('soon')).toBeUndefined();
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterSeconds('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30);
+    expect(retryAfterSeconds('Wed, 31 Dec 2025 23:59:00 GMT', now)).toBe(0);
+  });
+
+  it("a proxy's 502/503 without Retry-After waits the client's backoff, not 0 ms", async () => {
+    const page = (status: number) => (res: import('node:http').ServerResponse) =>
+      res.writeHead(status, { 'content-type': 'text/html' }).end('<html>bad gateway</html>');
+    const { url } = await scripted([page(502), page(503), page(503)]);
+    const waits: number[] = [];
+    const http = new Http({ baseUrl: url, maxRetries: 2, sleep: async (ms) => void waits.push(ms) });
+    const err = await http
+      .json({ method: 'GET', path: '/v1/jobs/x', credential: 'none', idempotent: true })
+      .catch((e) => e);
+    expect(err).toMatchObject({ status: 503, retryAfterSeconds: undefined });
+    expect(waits).toHaveLength(2);
+    for (const ms of waits) expect(ms).toBeGreaterThan(0);
   });
 });

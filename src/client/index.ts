@@ -18,7 +18,7 @@ import { Http } from './http.ts';
 import { Jobs } from './jobs.ts';
 import { AccountApi, CatalogApi, ModelsApi, UploadsApi } from './resources.ts';
 import type { WebhookEvent } from './types.ts';
-import { type HeaderSource, verifyWebhook } from './webhooks.ts';
+import { type HeaderSource, type VerifyOptions, verifyWebhook } from './webhooks.ts';
 
 export { GenjobsError, type ProblemBody } from './errors.ts';
 export type { ClientOptions } from './http.ts';
@@ -36,7 +36,12 @@ export interface GenjobsClient {
   account: AccountApi;
   webhooks: {
     /** Verifies a webhook (Standard Webhooks) and answers its parsed body; throws WebhookVerificationError. */
-    verify<T = WebhookEvent>(headers: HeaderSource, rawBody: string | Uint8Array, secret: string): Promise<T>;
+    verify<T = WebhookEvent>(
+      headers: HeaderSource,
+      rawBody: string | Uint8Array,
+      secret: string,
+      options?: VerifyOptions,
+    ): Promise<T>;
   };
   /** The OpenAPI document the service serves. */
   openapi(): Promise<Record<string, unknown>>;
@@ -50,7 +55,10 @@ export function createClient(options: ClientOptions): GenjobsClient {
     catalog: new CatalogApi(http),
     models: new ModelsApi(http),
     account: new AccountApi(http),
-    webhooks: { verify: (headers, rawBody, secret) => verifyWebhook(headers, rawBody, secret) },
+    webhooks: {
+      verify: (headers, rawBody, secret, verifyOptions) =>
+        verifyWebhook(headers, rawBody, secret, verifyOptions),
+    },
     openapi: () =>
       http.json({ method: 'GET', path: '/v1/openapi.json', credential: 'none', idempotent: true }),
   };

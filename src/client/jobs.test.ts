@@ -139,3 +139,98 @@ describe('putTimeoutMs', () => {
     expect(putTimeoutMs(timeoutMs, bytes)).toBe(expected);
   });
 });
+
+describe('Jobs.run over a network that comes and goes', () => {
+  const json = (body: unknown) => (res: ServerResponse) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const drop = (res: ServerResponse) => res.socket?.destroy();
+
+  it('an error names the Idempotency-Key it used, so calling run again makes no second job', async () => {
+    const { url, seen } = await scripted([drop, drop, drop]);
+    const jobs = new Jobs(new Http({ baseUrl: url, maxRetries: 2, sleep: async () => {} }));
+    const err = await jobs.run('genjobs/reference-image/text-to-image', { prompt: 'p' }).catch((e) => e);
+    expect(err).toMatchObject({ code: 'NETWORK_ERROR', idempotencyKey: expect.any(String) });
+    expect(err.jobId).toBeUndefined();
+    expect(seen.map((r) => r.headers['idempotency-key'])).toEqual([
+      err.idempotencyKey,
+      err.idempotencyKey,
+      err.idempotencyKey,
+    ]);
+  });
+
+  it('keeps polling through an outage shorter than offlineToleranceMs; past it, the error names the job', async () => {
+    const down = problem(503, 'HTTP_503', true);
+    const { url } = await scripted([
+      json({
+        jobId: 'j1',
+        status: 'pending',
+        costMicroCents: 1,
+        estimatedCompletionTime: null,
+        requestId: 'r',
+      }),
+      // Each poll's get makes 1 + maxRetries attempts: two whole polls fail, then it answers.
+      down,
+      down,
+      down,
+      down,
+      json(job('completed')),
+    ]);
+    const jobs = new Jobs(new Http({ baseUrl: url, maxRetries: 1, sleep: async () => {} }));
+    const done = await jobs.run('m', {}, { stream: false, offlineToleranceMs: 60_000 });
+    expect(done.status).toBe('completed');
+
+    const { url: gone } = await scripted([
+      json({
+        jobId: 'j2',
+        status: 'pending',
+        costMicroCents: 1,
+        estimatedCompletionTime: null,
+        requestId: 'r',
+      }),
+      ...Array.from({ length: 20 }, () => down),
+    ]);
+    const err = await new Jobs(new Http({ baseUrl: gone, maxRetries: 1, sleep: async () => {} }))
+      .run('m', {}, { stream: false, offlineToleranceMs: 0 })
+      .catch((e) => e);
+    expect(err).toMatchObject({ code: 'HTTP_503', jobId: 'j2', idempotencyKey: expect.any(String) });
+  });
+});
+
+describe('UploadsApi.upload on a slow link', () => {
+  it('a PUT given up on whose bytes landed whole is a success, not a second upload', async () => {
+    const presign = (base: string) => (res: ServerResponse) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          success: true,
+          data: {
+            uploadUrl: `${base}/files/u1?sig=x`,
+            fileUrl: `${base}/files/u1`,
+            fileId: 'u1',
+            expiresAt: '',
+            maxSize: 10,
+          },
+        }),
+      );
+    const answers: Array<(res: ServerResponse) => void> = [];
+    const { url, seen } = await scripted(answers);
+    answers.push(
+      presign(url),
+      problem(500, 'HTTP_500', false), // the PUT's answer lost (a proxy's 500)
+      (res) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ success: true, data: { fileId: 'u1', uploaded: true, sizeBytes: 4 } })),
+    );
+    const uploads = new UploadsApi(new Http({ baseUrl: url, sleep: async () => {} }));
+    const r = await uploads.upload(new Uint8Array([1, 2, 3, 4]), {
+      contentType: 'image/png',
+      filename: 'a.png',
+    });
+    expect(r.fileId).toBe('u1');
+    expect(seen.map((q) => `${q.method} ${q.url?.split('?')[0]}`)).toEqual([
+      'POST /v1/uploads/presign',
+      'PUT /files/u1',
+      'GET /v1/uploads/u1',
+    ]);
+  });
+});

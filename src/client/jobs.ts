@@ -31,12 +31,22 @@ export interface WaitOptions extends CallOptions {
   stream?: boolean;
   /** With no first event within this many ms, streams are taken as blocked (a buffering proxy). */
   firstEventTimeoutMs?: number;
+  /**
+   * How long the service may stay unreachable (network errors, 502/503/504) while waiting
+   * before `wait` gives up (default 5 minutes): the job goes on meanwhile, so polling resumes
+   * when the network comes back (a phone in a tunnel). The error carries `jobId`.
+   */
+  offlineToleranceMs?: number;
 }
 
 export interface RunOptions extends WaitOptions {
   version?: string;
   webhookUrl?: string;
-  /** Default: a new random key, so retries of this submit never make a second job. */
+  /**
+   * Default: a new random key, so retries of this submit never make a second job. Give your
+   * own (and keep it) to call `run` again after an error without a second job: the error
+   * carries the key `run` used (`idempotencyKey`) and the job, once submitted (`jobId`).
+   */
   idempotencyKey?: string;
 }
 
@@ -200,8 +210,20 @@ export class Jobs {
       const done = await this.follow(jobId, o, update);
       if (done) return done;
     }
+    let failingSince: number | undefined;
     for (let delay = 1_000; ; delay = Math.min(delay * 1.5, 10_000)) {
-      const job = await this.get(jobId, o);
+      let job: Job;
+      try {
+        job = await this.get(jobId, o);
+        failingSince = undefined;
+      } catch (err) {
+        if (o.signal?.aborted || !(err instanceof GenjobsError)) throw err;
+        err.jobId = jobId;
+        failingSince ??= Date.now();
+        if (!err.retryable || Date.now() - failingSince > (o.offlineToleranceMs ?? 300_000)) throw err;
+        await sleep(delay, o.signal);
+        continue;
+      }
       update(job);
       if (isFinished(job)) return job;
       await sleep(delay, o.signal);
@@ -241,16 +263,27 @@ export class Jobs {
    * job. Aborting the signal stops the waiting; the job itself goes on (cancel it to stop it).
    */
   async run(model: string, input: Record<string, unknown>, o: RunOptions = {}): Promise<Job> {
-    const submitted = await this.submit(
-      {
-        model,
-        input,
-        ...(o.version ? { version: o.version } : {}),
-        ...(o.webhookUrl ? { webhookUrl: o.webhookUrl } : {}),
-      },
-      { idempotencyKey: o.idempotencyKey ?? crypto.randomUUID(), signal: o.signal },
-    );
-    return this.wait(submitted.jobId, o);
+    const idempotencyKey = o.idempotencyKey ?? crypto.randomUUID();
+    let jobId: string | undefined;
+    try {
+      const submitted = await this.submit(
+        {
+          model,
+          input,
+          ...(o.version ? { version: o.version } : {}),
+          ...(o.webhookUrl ? { webhookUrl: o.webhookUrl } : {}),
+        },
+        { idempotencyKey, signal: o.signal },
+      );
+      jobId = submitted.jobId;
+      return await this.wait(jobId, o);
+    } catch (err) {
+      if (err instanceof GenjobsError) {
+        err.idempotencyKey = idempotencyKey;
+        if (jobId !== undefined) err.jobId = jobId;
+      }
+      throw err;
+    }
   }
 }
 

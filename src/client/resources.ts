@@ -168,22 +168,31 @@ export class UploadsApi {
     const presigned = await this.presign({ filename: o.filename, contentType: o.contentType }, o);
     const f = this.http.o.fetch ?? fetch;
     // A PUT of the whole file to one address is idempotent: retried after a lost answer too.
-    const res = await this.http.retrying(
-      (signal) =>
-        f(presigned.uploadUrl, {
-          method: 'PUT',
-          headers: { 'content-type': o.contentType },
-          body,
-          signal,
-        }),
-      {
-        idempotent: true,
-        signal: o.signal,
-        to: new URL(presigned.uploadUrl).origin,
-        timeoutMs: putTimeoutMs(this.http.o.timeoutMs ?? DEFAULT_TIMEOUT_MS, body.size),
-      },
-    );
-    await res.body?.cancel();
+    const res = await this.http
+      .retrying(
+        (signal) =>
+          f(presigned.uploadUrl, {
+            method: 'PUT',
+            headers: { 'content-type': o.contentType },
+            body,
+            signal,
+          }),
+        {
+          idempotent: true,
+          signal: o.signal,
+          to: new URL(presigned.uploadUrl).origin,
+          timeoutMs: putTimeoutMs(this.http.o.timeoutMs ?? DEFAULT_TIMEOUT_MS, body.size),
+        },
+      )
+      .catch(async (err: unknown) => {
+        // On a slow link the bytes of an attempt given up on may still have landed whole (a
+        // socket's buffers drain after the abort): the service knows; do not send them again.
+        if (o.signal?.aborted) throw err;
+        const record = await this.get(presigned.fileId, { signal: o.signal }).catch(() => undefined);
+        if (record?.uploaded && record.sizeBytes === body.size) return undefined;
+        throw err;
+      });
+    await res?.body?.cancel();
     return presigned;
   }
 }

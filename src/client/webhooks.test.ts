@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { createClient } from './index.ts';
 import { verifyWebhook, WebhookVerificationError } from './webhooks.ts';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -56,5 +57,16 @@ describe('webhooks.verify', () => {
     const h = signed(new Date(Date.now() - 6 * 60_000));
     await expect(verifyWebhook(h, body, secret)).rejects.toThrow(/timestamp/);
     expect(() => new Webhook(secret).verify(body, h)).toThrow();
+  });
+});
+
+describe('a receiver whose clock is off', () => {
+  it('is told by how much, and createClient().webhooks.verify takes the tolerance', async () => {
+    const h = signed(new Date(Date.now() + 360_000)); // the sender 6 minutes ahead
+    await expect(verifyWebhook(h, body, secret)).rejects.toThrow(/is 36\d s ahead of this machine's clock/);
+    const client = createClient({ baseUrl: 'http://127.0.0.1:1' });
+    expect(await client.webhooks.verify(h, body, secret, { toleranceSeconds: 600 })).toEqual(
+      JSON.parse(body),
+    );
   });
 });

@@ -53,11 +53,17 @@ function equal(a: string, b: string): boolean {
  * `webhook-timestamp` must be within `toleranceSeconds` of now (replays are refused).
  * Answers the parsed body. Uses Web Crypto, so it runs in Node, Deno, browsers and workers.
  */
+export interface VerifyOptions {
+  /** How far `webhook-timestamp` may be from this machine's clock (default 300 s). */
+  toleranceSeconds?: number;
+  now?: () => number;
+}
+
 export async function verifyWebhook<T = unknown>(
   headers: HeaderSource,
   rawBody: string | Uint8Array,
   secret: string,
-  opts: { toleranceSeconds?: number; now?: () => number } = {},
+  opts: VerifyOptions = {},
 ): Promise<T> {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
@@ -66,8 +72,13 @@ export async function verifyWebhook<T = unknown>(
   const sent = Number(timestamp);
   const now = Math.floor((opts.now?.() ?? Date.now()) / 1000);
   const tolerance = opts.toleranceSeconds ?? 300;
-  if (!Number.isInteger(sent) || Math.abs(now - sent) > tolerance) {
-    throw new WebhookVerificationError('webhook timestamp is too old or too new');
+  if (!Number.isInteger(sent)) throw new WebhookVerificationError('webhook-timestamp is not a whole number');
+  if (Math.abs(now - sent) > tolerance) {
+    // Which way, and by how much: a receiver whose clock is wrong sees it here.
+    const off = sent > now ? `${sent - now} s ahead of` : `${now - sent} s behind`;
+    throw new WebhookVerificationError(
+      `webhook timestamp is ${off} this machine's clock (tolerance ${tolerance} s): a replay, or a wrong clock`,
+    );
   }
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   const key = await crypto.subtle.importKey(
