@@ -7,8 +7,11 @@ import { UPLOAD_CONTENT_TYPES } from '../../k8s/types.ts';
  * a value outside them is its own error (400 INVALID_CONTENT_TYPE, spec 7), checked after
  * this schema, and media types are case-insensitive (RFC 9110), so `IMAGE/PNG` is taken.
  */
-/** No C0/C1 control character; not only whitespace (what JS trim() removes), so trimming leaves a name. */
-const CONTROL = '\\x00-\\x1f\\x7f-\\x9f';
+/**
+ * No C0/C1 control character and no bidirectional control (U+202E shows "invoice\u202Egnp.exe"
+ * as "invoiceexe.png"); not only whitespace (what JS trim() removes), so trimming leaves a name.
+ */
+const CONTROL = '\\x00-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
 const TRIMMED = '\\x20\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 /** The filename rule as a pattern for the document; written with escapes that JS and Python read alike. */
 export const FILENAME_PATTERN = `^[^${CONTROL}]*[^${CONTROL}${TRIMMED}][^${CONTROL}]*$`;
@@ -21,7 +24,12 @@ export const PresignRequest = z.strictObject({
     .max(255, 'filename must be at most 255 characters')
     // Metadata only, never part of a storage key; control characters would still break
     // the headers and logs it may end up in.
-    .refine((s) => !/\p{Cc}/u.test(s), 'filename must not contain control characters')
+    .refine(
+      (s) => !new RegExp(`[${CONTROL}]`).test(s),
+      'filename must not contain control or bidi characters',
+    )
+    // A lone surrogate (JSON's "\ud800") would be stored as U+FFFD: not the name that was sent.
+    .refine((s) => !/\p{Cs}/u.test(s), 'filename must be valid Unicode (no lone surrogate)')
     .describe('Name of the file (metadata only)')
     .meta({ pattern: FILENAME_PATTERN }),
   contentType: z
