@@ -12,7 +12,7 @@ const job = (webhookUrl?: string) =>
       costMicroCents: 1,
       webhookUrl,
     },
-  }) as GenerationJob;
+  }) as unknown as GenerationJob;
 
 describe('forHistory', () => {
   it.each([
