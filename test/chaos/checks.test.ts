@@ -104,11 +104,12 @@ describe('crash suite checks', () => {
   });
 
   it('a webhook missing, with two ids, or of the wrong type is a violation', () => {
-    const hook = (n: string) => ({ webhookUrl: `https://127.0.0.1:1/hook/${n}` });
+    // As the history keeps it: the origin only.
+    const hook = (_n: string) => ({ webhookUrl: 'https://127.0.0.1:1' });
     const got = (n: string, id: string, type: string) => ({
       path: `/hook/${n}`,
       headers: { 'webhook-id': id },
-      body: JSON.stringify({ type }),
+      body: JSON.stringify({ type, data: { jobId: n } }),
       at: 0,
     });
     const jobs = [

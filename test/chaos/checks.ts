@@ -115,17 +115,23 @@ export async function attemptsRanOnce(agentLog: string): Promise<CheckResult> {
 
 /**
  * Every finished job that asked for a webhook got one delivery at least, all of its
- * deliveries with the same `webhook-id` and a type that matches how the job ended.
+ * deliveries with the same `webhook-id` and a type that matches how the job ended. A
+ * delivery is the job's by the body's `data.jobId` (the history keeps a webhook address's
+ * origin only, so an archived job's address does not name its receiver's path).
  */
 export function webhooksDelivered(jobs: GenerationJob[], received: Received[]): CheckResult {
   const violations: string[] = [];
   let checked = 0;
+  const byJob = new Map<string, Received[]>();
+  for (const r of received) {
+    const jobId = (JSON.parse(r.body) as { data?: { jobId?: string } }).data?.jobId ?? '';
+    byJob.set(jobId, [...(byJob.get(jobId) ?? []), r]);
+  }
   for (const j of jobs) {
     const p = phase(j);
     if (!j.spec.webhookUrl || (p !== 'completed' && p !== 'failed')) continue;
     checked++;
-    const path = new URL(j.spec.webhookUrl).pathname;
-    const got = received.filter((r) => r.path === path);
+    const got = byJob.get(j.metadata.name ?? '') ?? [];
     const ids = new Set(got.map((r) => r.headers['webhook-id']));
     if (got.length === 0) violations.push(`${j.metadata.name}: ${p}, no webhook delivered`);
     else if (ids.size !== 1)
