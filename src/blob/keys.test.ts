@@ -38,10 +38,11 @@ describe('object keys', () => {
   });
 
   it('builds keys only from valid parts', () => {
-    expect(uploadKey('acme', 'f-1')).toBe(`uploads/${uploadFolder('acme')}/f-1`);
-    // A digest of the name, not the name: one folder per account, telling no one whose.
-    expect(uploadFolder('acme')).toMatch(/^[0-9a-f]{24}$/);
-    expect(uploadFolder('acme')).not.toBe(uploadFolder('globex'));
+    const uid = '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
+    expect(uploadKey(uid, 'f-1')).toBe(`uploads/${uploadFolder(uid)}/f-1`);
+    // A digest of the Account's uid: one folder per account, telling no one whose.
+    expect(uploadFolder(uid)).toMatch(/^[0-9a-f]{24}$/);
+    expect(uploadFolder(uid)).not.toBe(uploadFolder('0a1b2c3d-0000-4000-8000-000000000000'));
     expect(jobPrefix('j1')).toBe('jobs/j1/');
     expect(jobOutputKey('j1', 'output-0.png')).toBe('jobs/j1/output-0.png');
     expect(() => uploadKey('acme', '../../etc/passwd')).toThrow(/invalid object key/);

@@ -40,16 +40,18 @@ export function isServiceKey(key: string): boolean {
 }
 
 /**
- * The folder of an account's uploads: a digest of its name, not the name. A file's URL is
- * public (handed to browsers, put in job inputs), and must not tell whose file it is.
+ * The folder of an account's uploads: a digest of the Account's uid, which no one outside the
+ * cluster knows. A file's URL is public (handed to browsers, put in job inputs) and must not
+ * tell whose file it is: a digest of the name could be confirmed by guessing names, and
+ * would be a new account's of the same name too.
  */
-export function uploadFolder(account: string): string {
-  return createHash('sha256').update(`genjobs uploads of ${account}`).digest('hex').slice(0, 24);
+export function uploadFolder(accountUid: string): string {
+  return createHash('sha256').update(`genjobs uploads of ${accountUid}`).digest('hex').slice(0, 24);
 }
 
-/** Key of an uploaded file: `uploads/<uploadFolder(account)>/<fileId>`. The user's filename is never part of it. */
-export function uploadKey(account: string, fileId: string): string {
-  const key = `uploads/${uploadFolder(account)}/${fileId}`;
+/** Key of an uploaded file: `uploads/<uploadFolder(accountUid)>/<fileId>`. The user's filename is never part of it. */
+export function uploadKey(accountUid: string, fileId: string): string {
+  const key = `uploads/${uploadFolder(accountUid)}/${fileId}`;
   assertValidKey(key);
   return key;
 }

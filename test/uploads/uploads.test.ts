@@ -15,6 +15,9 @@ const IMAGE_MAX = 10_485_760;
 let svc: TestService;
 let key: string;
 let other: string;
+/** The Accounts' uids: an account's upload folder is a digest of its uid. */
+let acmeUid: string;
+let globexUid: string;
 let controller: RunningController | undefined;
 const clock = new TestClock();
 
@@ -23,6 +26,8 @@ beforeAll(async () => {
   // Presign needs submit_job (it stores the caller's bytes); this key has nothing else.
   key = await svc.account({ name: 'acme' }, ['submit_job']);
   other = await svc.account({ name: 'globex' });
+  acmeUid = (await svc.r.accounts.get('acme'))!.metadata.uid!;
+  globexUid = (await svc.r.accounts.get('globex'))!.metadata.uid!;
   controller = await startTestController(svc, { clock });
 });
 afterAll(async () => {
@@ -146,7 +151,7 @@ describe('presign, upload, read', () => {
       const u = await svc.r.uploads.get(data.fileId);
       return u?.status?.size === bytes.length && u;
     });
-    expect(cr.spec).toMatchObject({ account: 'acme', objectKey: uploadKey('acme', data.fileId) });
+    expect(cr.spec).toMatchObject({ account: 'acme', objectKey: uploadKey(acmeUid, data.fileId) });
   });
 
   it.each([
@@ -163,11 +168,11 @@ describe('presign, upload, read', () => {
 
   it("keeps a path-like filename as metadata only: the object key is the account's folder and the fileId", async () => {
     const data = await presigned('../../etc/passwd', 'image/png');
-    // The folder is a digest of the account's name: a public URL does not say whose file it is.
-    expect(new URL(data.fileUrl).pathname).toMatch(
-      new RegExp(`^/files/uploads/[0-9a-f]{24}/${data.fileId}$`),
-    );
+    // The folder is a digest of the Account's uid: a public URL does not say whose file it
+    // is, and guessing names does not tell (the digest of the name is not it either).
+    expect(new URL(data.fileUrl).pathname).toBe(`/files/uploads/${uploadFolder(acmeUid)}/${data.fileId}`);
     expect(data.fileUrl).not.toContain('acme');
+    expect(data.fileUrl).not.toContain(uploadFolder('acme'));
     expect((await put(data.uploadUrl, Buffer.from('x'))).status).toBe(200);
     const record = await (await call(`/v1/uploads/${data.fileId}`, { key })).json();
     expect(record.data.filename).toBe('../../etc/passwd');
@@ -198,6 +203,19 @@ describe('presign, upload, read', () => {
     // A forged signature is refused before the body is asked for.
     const forged = data.uploadUrl.replace(/signature=[^&]+/, 'signature=AAAA');
     expect(await answer(forged)).toEqual({ status: 403, continued: false });
+  });
+
+  it('an Upload deleted by hand takes its file with it (the queue key names the file)', async () => {
+    const data = await presigned();
+    expect((await put(data.uploadUrl, Buffer.from('gone soon'))).status).toBe(200);
+    expect((await fetch(local(data.fileUrl))).status).toBe(200);
+    await svc.r.uploads.delete(data.fileId);
+    await eventually(
+      async () => (await fetch(local(data.fileUrl))).status === 404,
+      15_000,
+      'the file deleted',
+    );
+    expect(await svc.api.blob.store.stat(uploadKey(acmeUid, data.fileId))).toBeUndefined();
   });
 
   it('a PUT after its Upload was deleted is refused: no file comes back that nothing would delete', async () => {
@@ -286,7 +304,7 @@ describe('upload errors', () => {
     });
     expect(chunked.status).toBe(413);
     expect((await fetch(local(data.fileUrl))).status).toBe(404);
-    expect(await svc.api.blob.store.stat(uploadKey('acme', data.fileId))).toBeUndefined();
+    expect(await svc.api.blob.store.stat(uploadKey(acmeUid, data.fileId))).toBeUndefined();
     // Exactly maxSize is fine.
     expect((await put(data.uploadUrl, big.subarray(0, IMAGE_MAX))).status).toBe(200);
   });
@@ -307,7 +325,7 @@ describe('upload errors', () => {
     [
       "another account's folder in the path",
       (u: URL) =>
-        (u.pathname = u.pathname.replace(`/${uploadFolder('acme')}/`, `/${uploadFolder('globex')}/`)),
+        (u.pathname = u.pathname.replace(`/${uploadFolder(acmeUid)}/`, `/${uploadFolder(globexUid)}/`)),
     ],
     ['no signature', (u: URL) => u.searchParams.delete('signature')],
   ])('a PUT with %s is a 403 and stores nothing', async (_, tamper) => {
@@ -326,7 +344,7 @@ describe('upload errors', () => {
     const data = await presigned();
     // The same URL as the api would sign, made with its secret 16 minutes ago.
     const signer = new BlobSigner({ secrets: [svc.config.GENJOBS_BLOB_SECRET!], now: Date.now });
-    const key = uploadKey('acme', data.fileId);
+    const key = uploadKey(acmeUid, data.fileId);
     const query = signer.signPut(key, {
       contentType: 'image/png',
       maxSize: IMAGE_MAX,
@@ -354,7 +372,7 @@ describe('upload errors', () => {
 
   it('a file larger than maxSize that got stored anyway (as S3 allows) is deleted, with a Warning', async () => {
     const data = await presigned();
-    const key = uploadKey('acme', data.fileId);
+    const key = uploadKey(acmeUid, data.fileId);
     // Straight into the store, past the PUT route's limit: what an S3 presigned PUT permits.
     await svc.api.blob.store.putStream(key, Readable.from([Buffer.alloc(IMAGE_MAX + 10)]), 'image/png');
     // The controller may already be looking (a reconcile of the new Upload); the next

@@ -69,7 +69,7 @@ export class UploadService {
     }
     const account = principal.account.metadata.name ?? '';
     const fileId = randomUUID();
-    const objectKey = uploadKey(account, fileId);
+    const objectKey = uploadKey(principal.account.metadata.uid ?? account, fileId);
     const maxSize = maxSizeOf(contentType);
     const now = this.now();
     const expiresAt = new Date(now + UPLOAD_RETENTION_MS).toISOString();

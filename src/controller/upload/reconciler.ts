@@ -1,4 +1,4 @@
-import { isValidKey, uploadFolder } from '../../blob/keys.ts';
+import { isValidKey } from '../../blob/keys.ts';
 import type { BlobStore } from '../../blob/store.ts';
 import { isConflict } from '../../k8s/errors.ts';
 import type { EventRecorder } from '../../k8s/events.ts';
@@ -20,12 +20,13 @@ export interface UploadReconcilerDeps {
 }
 
 /**
- * The work-queue key of an Upload: `<account>/<fileId>`. The account is part of it so that
- * an Upload deleted by hand still names its file (`uploads/<folder of account>/<fileId>`), which the
- * reconciler then removes: no Upload, no file.
+ * The work-queue key of an Upload: `<account>/<fileId>/<objectKey>`. Its file's key is part of
+ * it so that an Upload that is gone (deleted by hand, or with its account) still names its
+ * file, which the reconciler then removes: no Upload, no file. (The file's folder comes from
+ * the Account's uid, which a deleted Account no longer tells.)
  */
 export function uploadQueueKey(upload: Upload): string {
-  return `${upload.spec.account}/${upload.metadata.name ?? ''}`;
+  return `${upload.spec.account}/${upload.metadata.name ?? ''}/${upload.spec.objectKey}`;
 }
 
 /**
@@ -41,13 +42,13 @@ export class UploadReconciler {
 
   async reconcile(key: string): Promise<HandlerResult | undefined> {
     const d = this.d;
-    const [account = '', name = ''] = key.split('/', 2);
+    const [account = '', name = '', ...rest] = key.split('/');
+    const gone = rest.join('/');
     const upload = d.uploadCache.get(name);
     if (!upload || upload.spec.account !== account) {
-      // The key of an Upload that is gone; its file (the api's layout, see blob/keys.ts) goes
-      // too, in either layout: by its account's folder, or (made before those) by its name.
-      for (const objectKey of [`uploads/${uploadFolder(account)}/${name}`, `uploads/${account}/${name}`])
-        if (isValidKey(objectKey)) await d.blob.delete(objectKey);
+      // The key of an Upload that is gone: its file goes too (an upload's, never a job's).
+      if (gone.startsWith('uploads/') && gone.endsWith(`/${name}`) && isValidKey(gone))
+        await d.blob.delete(gone);
       return undefined;
     }
     const now = d.now();
