@@ -1,8 +1,9 @@
 import { isUtf8 } from 'node:buffer';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { AppError, type ErrorCode, type FieldError } from '../errors.ts';
+import { continueIfExpected } from '../expect-continue.ts';
 import { repeatedName } from './json-keys.ts';
 
 /**
@@ -72,11 +73,6 @@ function decoded(body: Buffer, encoding: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Sends `100 Continue` to a client that waits for it before sending the body it is about to be read. */
-export function continueIfExpected(req: IncomingMessage, res: ServerResponse): void {
-  if (/\b100-continue\b/i.test(req.headers.expect ?? '') && !res.headersSent) res.writeContinue();
 }
 
 function hasBody(req: Request): boolean {

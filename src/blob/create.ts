@@ -4,24 +4,21 @@ import { assertNever } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BlobConfig } from './config.ts';
 import { FilesystemBlobStore } from './filesystem.ts';
-import { createBlobRouter } from './routes.ts';
+import { type BlobRouterOptions, createBlobRouter } from './routes.ts';
 import { S3BlobStore } from './s3.ts';
 import { createS3Client } from './s3-client.ts';
-import type { ReadLimit } from './s3-read.ts';
 import { BlobSigner } from './signing.ts';
 import type { BlobStore } from './store.ts';
 
-/** What the composition root passes in. */
-export interface BlobDependencies {
+/**
+ * What the composition root passes in; `readLimit`, `grantOpen` and `uploadOpen` go to the
+ * `/files` router as they are (see BlobRouterOptions).
+ */
+export interface BlobDependencies extends Pick<BlobRouterOptions, 'readLimit' | 'grantOpen' | 'uploadOpen'> {
   now: () => number;
   /** An S3 client to use instead of one made from the configuration (tests). */
   s3Client?: S3Client;
   logger?: Logger;
-  /** s3: the largest an upload may be to be served through `/files` (the api's upload policy). */
-  readLimit?: ReadLimit;
-  /** Whether a worker's grant, or a presigned upload, may still write a key (see BlobRouterOptions). */
-  grantOpen?: (key: string) => boolean;
-  uploadOpen?: (key: string) => Promise<boolean>;
 }
 
 /** The configured store, and the `/files` router the api mounts (before any body parser). */

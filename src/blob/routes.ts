@@ -1,5 +1,6 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { AppError } from '../errors.ts';
+import { continueIfExpected } from '../expect-continue.ts';
 import { FilesystemBlobStore } from './filesystem.ts';
 import { isServiceKey, isValidKey } from './keys.ts';
 import { essence, isValidMediaType, OUTPUT_MEDIA, sameMediaType } from './media-type.ts';
@@ -151,10 +152,7 @@ async function put(
 ): Promise<void> {
   const key = keyOf(req);
   if (key === undefined) throw new AppError('SIGNATURE_INVALID', 'no upload is allowed to this path');
-  const permission = authorize(options, req, key);
-  if (permission.contentType !== undefined && options.uploadOpen && !(await options.uploadOpen(key))) {
-    throw new AppError('SIGNATURE_INVALID', 'this upload no longer exists; presign a new one');
-  }
+  const permission = await authorize(options, req, key);
   const given = req.headers['content-type'];
   if (permission.contentType !== undefined && !sameMediaType(given, permission.contentType)) {
     throw new AppError(
@@ -181,7 +179,7 @@ async function put(
   }
   const release = inFlight.claim(key);
   // Node's automatic 100 is off (api/server.ts): a client waiting for it sends the file now.
-  if (/\b100-continue\b/i.test(req.headers.expect ?? '')) res.writeContinue();
+  continueIfExpected(req, res);
   let info: Awaited<ReturnType<BlobStore['putStream']>>;
   try {
     // Not destroyed when storage stops early, so the 413 can still be written on its socket.
@@ -197,7 +195,8 @@ async function put(
   res.status(200).end();
 }
 
-function authorize(options: BlobRouterOptions, req: Request, key: string): Permission {
+/** The signature's permission, once what it was given for is still open (its job, its Upload). */
+async function authorize(options: BlobRouterOptions, req: Request, key: string): Promise<Permission> {
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
@@ -208,7 +207,11 @@ function authorize(options: BlobRouterOptions, req: Request, key: string): Permi
     }
     return { maxSize, contentType: undefined };
   }
-  return options.signer.verifyPut(key, req.query);
+  const permission = options.signer.verifyPut(key, req.query);
+  if (options.uploadOpen && !(await options.uploadOpen(key))) {
+    throw new AppError('SIGNATURE_INVALID', 'this upload no longer exists; presign a new one');
+  }
+  return permission;
 }
 
 async function get(
