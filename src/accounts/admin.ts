@@ -1,5 +1,11 @@
 import { AppError } from '../errors.ts';
-import { ACCOUNT_LABEL } from '../jobs/labels.ts';
+import {
+  ACCOUNT_LABEL,
+  ERASE_ANNOTATION,
+  ERASED_CONDITION,
+  type EraseMode,
+  erasedReason,
+} from '../jobs/labels.ts';
 import { retryOnConflict } from '../k8s/cas.ts';
 import { isAlreadyExists, statusCode } from '../k8s/errors.ts';
 import type { Resources } from '../k8s/resources.ts';
@@ -160,6 +166,53 @@ export class AccountAdmin {
     return { key, apiKey };
   }
 
+  /**
+   * Deletes an account: revokes its keys, marks it for the controller to erase its jobs,
+   * uploads and files (and, with `all`, its job history), waits for the `Erased` condition,
+   * then deletes the Account. Each step may be run again: an erase cut short (a timeout, a
+   * Ctrl-C) is finished by running it again. `progress` hears what it waits for.
+   */
+  async deleteAccount(
+    name: string,
+    mode: EraseMode,
+    options: {
+      timeoutMs: number;
+      pollMs?: number;
+      progress?: (message: string) => void;
+      /** Runs once the data is erased, before the Account goes (the CLI deletes the webhook Secret). */
+      beforeDelete?: () => Promise<void>;
+    },
+  ): Promise<{ keysRevoked: number }> {
+    const account = await this.getAccount(name);
+    const keys = await this.listKeys(name);
+    await Promise.all(keys.map((k) => this.r.apiKeys.delete(k.metadata.name ?? '')));
+    const marked = await retryOnConflict(async () => {
+      const current = await this.getAccount(name);
+      if (current.metadata.uid !== account.metadata.uid) throw gone(name);
+      if (current.metadata.annotations?.[ERASE_ANNOTATION] === mode) return current;
+      current.metadata.annotations = { ...current.metadata.annotations, [ERASE_ANNOTATION]: mode };
+      return this.r.accounts.update(current);
+    });
+    options.progress?.(
+      `account ${name}: keys revoked (${keys.length}); waiting for the controller to erase its data`,
+    );
+    const deadline = Date.now() + options.timeoutMs;
+    for (let a = marked; !erased(a, mode); ) {
+      if (Date.now() >= deadline)
+        throw new AppError(
+          'UNAVAILABLE',
+          `the controller has not finished erasing account ${name} (is it running? kubectl get account ${name} -o yaml shows its conditions); run the command again to go on`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1_000));
+      const current = await this.r.accounts.get(name);
+      if (!current || current.metadata.uid !== account.metadata.uid) throw gone(name);
+      a = current;
+    }
+    await options.beforeDelete?.();
+    await this.r.accounts.delete(name, { uid: account.metadata.uid });
+    return { keysRevoked: keys.length };
+  }
+
   async listKeys(account?: string): Promise<ApiKey[]> {
     return this.r.apiKeys.listAll(account ? { labelSelector: `${ACCOUNT_LABEL}=${account}` } : {});
   }
@@ -168,6 +221,15 @@ export class AccountAdmin {
   async revokeKey(name: string): Promise<void> {
     if (!(await this.r.apiKeys.delete(name))) throw new AppError('NOT_FOUND', `API key ${name} not found`);
   }
+}
+
+function erased(account: Account, mode: EraseMode): boolean {
+  const c = account.status?.conditions?.find((x) => x.type === ERASED_CONDITION);
+  return c?.status === 'True' && c.reason === erasedReason(mode);
+}
+
+function gone(name: string): AppError {
+  return new AppError('NOT_FOUND', `account ${name} was deleted (or made again) by someone else meanwhile`);
 }
 
 /**

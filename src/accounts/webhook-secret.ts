@@ -1,7 +1,7 @@
 import { retryOnConflict } from '../k8s/cas.ts';
 import type { Kube } from '../k8s/client.ts';
 import { isAlreadyExists, isForbidden } from '../k8s/errors.ts';
-import { createSecret, getSecret, replaceSecret, type Secret } from '../k8s/secrets.ts';
+import { createSecret, deleteSecret, getSecret, replaceSecret, type Secret } from '../k8s/secrets.ts';
 import { API_VERSION } from '../k8s/types.ts';
 import { generateWebhookSecret, secretKey } from '../webhooks/sign.ts';
 
@@ -74,6 +74,11 @@ export class WebhookSecrets {
   async get(account: string): Promise<AccountWebhookSecret | undefined> {
     const secret = await getSecret(this.kube, webhookSecretName(account), this.namespace);
     return secret && parse(account, secret);
+  }
+
+  /** Deletes the account's signing Secret (the account is being deleted); false when it had none. */
+  delete(account: string): Promise<boolean> {
+    return deleteSecret(this.kube, webhookSecretName(account), this.namespace);
   }
 
   /**

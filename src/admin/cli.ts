@@ -299,6 +299,54 @@ export function registerAdminCommands(program: Command): void {
       }),
     );
 
+  accounts
+    .command('delete <name>')
+    .description(
+      'delete an account and erase its data: keys, webhook secret, jobs (running ones stop, uncharged), uploads, their files and its job history',
+    )
+    .option(
+      '--keep-history',
+      'keep its archived jobs and their files until the history retention deletes them',
+    )
+    .addOption(
+      new Option('--timeout <duration>', 'how long to wait for the controller to erase it')
+        .argParser(parsed(parseDuration))
+        .default(parseDuration('10m'), '10m'),
+    )
+    .addOption(
+      new Option('--secret-namespace <ns>', "namespace of the webhook Secrets (default: the service's)").env(
+        'GENJOBS_WEBHOOK_SECRET_NAMESPACE',
+      ),
+    )
+    .addOption(outputOption())
+    .action(
+      run(async (name: string, o, cmd: Command) => {
+        const { admin, secrets } = await secretsAdmin(cmd);
+        const mode = o.keepHistory ? 'keep-history' : 'all';
+        let secretDeleted = false;
+        const { keysRevoked } = await admin.deleteAccount(name, mode, {
+          timeoutMs: o.timeout,
+          progress: (m) => console.error(m),
+          // Once its jobs are gone: none is delivered, so the controller makes no new one.
+          beforeDelete: async () => {
+            secretDeleted = await secrets.delete(name);
+          },
+        });
+        const result = {
+          account: name,
+          keysRevoked,
+          webhookSecretDeleted: secretDeleted,
+          history: mode === 'all' ? 'erased' : 'kept',
+        };
+        print(
+          o,
+          result,
+          () =>
+            `account ${name} deleted: ${keysRevoked} key${keysRevoked === 1 ? '' : 's'} revoked, its jobs, uploads and files erased, ${mode === 'all' ? 'its history erased' : 'its history kept until its retention'}`,
+        );
+      }),
+    );
+
   const keys = requireNode(program.command('keys'), NODE_FOR_KUBERNETES).description('manage API keys');
   keys
     .command('create')

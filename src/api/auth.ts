@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import { apiKeyName, hashKey, KEY_PATTERN, sameHash } from '../accounts/keys.ts';
 import { AppError } from '../errors.ts';
+import { eraseMode } from '../jobs/labels.ts';
 import type { Informer } from '../k8s/informer.ts';
 import type { CustomResources } from '../k8s/resources.ts';
 import type { Account, ApiKey, Scope } from '../k8s/types.ts';
@@ -152,13 +153,14 @@ export class Authenticator {
     const account = this.opts.cachedAccount(accountName) ?? (await this.opts.accounts.get(accountName));
     if (!account || !ownedBy(apiKey, account))
       throw new AppError('INVALID_API_KEY', 'the API key belongs to no account');
+    if (eraseMode(account)) throw new AppError('INVALID_API_KEY', "the API key's account is being deleted");
     return { account, key: apiKey };
   }
 
   /**
    * Whether a principal authenticated earlier still would be, from the caches alone: a
    * long-lived answer (an event stream) ends when its key is revoked, disabled or expires,
-   * or its account is deleted. A key or account the cache does not show counts as gone; a
+   * or its account is deleted (or being deleted). A key or account the cache does not show counts as gone; a
    * client still entitled reconnects and is authenticated afresh.
    */
   stillValid(principal: Principal): boolean {
@@ -166,7 +168,9 @@ export class Authenticator {
     if (!key || key.metadata.uid !== principal.key.metadata.uid) return false;
     if (this.refusal(key, key.spec.keyHash)) return false;
     const account = this.opts.cachedAccount(principal.account.metadata.name ?? '');
-    return account?.metadata.uid === principal.account.metadata.uid;
+    return (
+      account !== undefined && account.metadata.uid === principal.account.metadata.uid && !eraseMode(account)
+    );
   }
 
   /** Why this key, found for this hash, does not authenticate; undefined when it does. */

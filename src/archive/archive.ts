@@ -4,9 +4,9 @@ import { SqlArchive } from './sql-archive.ts';
 import type { SqlClient } from './sql-client.ts';
 import {
   type ArchiveListQuery,
+  type ArchiveRow,
   type ArchiveStore,
   ArchiveUnavailableError,
-  type ExpiredRow,
 } from './store.ts';
 
 const RETRY_MIGRATION_MS = 1_000;
@@ -78,7 +78,10 @@ export class Archive implements ArchiveStore {
   expired(before: Date, limit: number) {
     return this.call((s) => s.expired(before, limit));
   }
-  deleteRows(rows: readonly ExpiredRow[]) {
+  accountRows(account: string, since: string | undefined, limit: number) {
+    return this.call((s) => s.accountRows(account, since, limit));
+  }
+  deleteRows(rows: readonly ArchiveRow[]) {
     return this.call((s) => s.deleteRows(rows));
   }
   count() {

@@ -33,6 +33,8 @@ export const MIGRATIONS: readonly string[] = [
   // a list page sends the stored text, not a record built from the parsed resource. Rows
   // from before have neither and are built from their resource.
   `ALTER TABLE genjobs_jobs ADD COLUMN record text, ADD COLUMN record_version integer;`,
+  // An account's uploads, for erasing it (`genjobs accounts delete`).
+  `CREATE INDEX genjobs_uploads_account ON genjobs_uploads (account);`,
 ];
 
 /** Any fixed number: every genjobs process that migrates takes this advisory lock first. */

@@ -6,8 +6,8 @@ import type {
   ArchivedJobRecord,
   ArchivedRecord,
   ArchiveListQuery,
+  ArchiveRow,
   ArchiveStore,
-  ExpiredRow,
 } from './store.ts';
 
 /** Rows per INSERT: well under PostgreSQL's 65,535 parameters. */
@@ -155,7 +155,7 @@ export class SqlArchive implements ArchiveStore {
     );
   }
 
-  async expired(before: Date, limit: number): Promise<ExpiredRow[]> {
+  async expired(before: Date, limit: number): Promise<ArchiveRow[]> {
     const rows = await this.sql.query<{ kind: 'job' | 'upload'; id: string }>(
       `(SELECT 'job' AS kind, id, finished_at AS at FROM genjobs_jobs WHERE finished_at < $1
          ORDER BY finished_at LIMIT $2)
@@ -168,8 +168,22 @@ export class SqlArchive implements ArchiveStore {
     return rows.map((r) => ({ kind: r.kind, id: r.id }));
   }
 
-  async deleteRows(rows: readonly ExpiredRow[]): Promise<number> {
-    const ids = (kind: ExpiredRow['kind']) => rows.filter((r) => r.kind === kind).map((r) => r.id);
+  async accountRows(account: string, since: string | undefined, limit: number): Promise<ArchiveRow[]> {
+    // An upload row has no created_at column: its resource's creationTimestamp (the same
+    // RFC 3339 text, compared as text as created_at is).
+    const rows = await this.sql.query<{ kind: 'job' | 'upload'; id: string }>(
+      `(SELECT 'job' AS kind, id FROM genjobs_jobs WHERE account = $1 AND created_at >= $2 LIMIT $3)
+       UNION ALL
+       (SELECT 'upload' AS kind, id FROM genjobs_uploads
+         WHERE account = $1 AND (resource->'metadata'->>'creationTimestamp') COLLATE "C" >= $2 LIMIT $3)
+       LIMIT $3`,
+      [account, since ?? '', limit],
+    );
+    return rows.map((r) => ({ kind: r.kind, id: r.id }));
+  }
+
+  async deleteRows(rows: readonly ArchiveRow[]): Promise<number> {
+    const ids = (kind: ArchiveRow['kind']) => rows.filter((r) => r.kind === kind).map((r) => r.id);
     const [jobs, uploads] = await Promise.all([
       this.sql.query<{ n: number }>(
         'WITH d AS (DELETE FROM genjobs_jobs WHERE id = ANY($1::text[]) RETURNING 1) SELECT count(*)::int AS n FROM d',

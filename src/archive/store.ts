@@ -30,8 +30,8 @@ export interface ArchivedJobRecord {
   record: string;
 }
 
-/** An archived job or upload whose retention has passed, as retention deletes it. */
-export interface ExpiredRow {
+/** An archived job or upload row, as retention and an account's erase delete it. */
+export interface ArchiveRow {
   kind: 'job' | 'upload';
   id: string;
 }
@@ -54,9 +54,14 @@ export interface ArchiveStore {
   /** {@link listJobs} as records, the stored text when it has this version's shape. */
   listRecords(q: ArchiveListQuery): Promise<ArchivedRecord[]>;
   /** Up to `limit` rows finished (jobs) or expired (uploads) before `before`, oldest first. */
-  expired(before: Date, limit: number): Promise<ExpiredRow[]>;
+  expired(before: Date, limit: number): Promise<ArchiveRow[]>;
+  /**
+   * Up to `limit` rows of an account's archived jobs and uploads, those created at or after
+   * `since` (the Account's own, not a deleted namesake's), for erasing it.
+   */
+  accountRows(account: string, since: string | undefined, limit: number): Promise<ArchiveRow[]>;
   /** Deletes rows; returns how many went. */
-  deleteRows(rows: readonly ExpiredRow[]): Promise<number>;
+  deleteRows(rows: readonly ArchiveRow[]): Promise<number>;
   /** Rows held, by kind (operators, the bench). */
   count(): Promise<{ jobs: number; uploads: number }>;
   close(): Promise<void>;

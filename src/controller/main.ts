@@ -23,6 +23,7 @@ import { Money } from '../ledger/money.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import type { Resolver } from '../webhooks/address.ts';
+import { AccountEraser } from './account/erase.ts';
 import { AccountReconciler } from './account/reconciler.ts';
 import { Archiver, jobKey, RETENTION_KEY, uploadKey } from './archive/archiver.ts';
 import { Retention } from './archive/retention.ts';
@@ -293,6 +294,19 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     leaseGraceMs: config.GENJOBS_LEASE_GRACE,
     plans: config.GENJOBS_PLANS,
     enqueueJob: (id) => jobQueue.queue.add(id),
+    erase: (account) => eraser.erase(account),
+  });
+  const eraser = new AccountEraser({
+    accounts: r.accounts,
+    jobs: r.jobs,
+    jobCache: jobs,
+    uploads: r.uploads,
+    uploadCache: uploads,
+    archive: archive ?? undefined,
+    blob: blob.store,
+    events,
+    log: log.child({ part: 'erase' }),
+    now,
   });
   const uploadReconciler = new UploadReconciler({
     uploads: r.uploads,

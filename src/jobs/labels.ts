@@ -10,3 +10,28 @@ export const MODEL_LABEL = 'genjobs.io/model';
  * whole seconds, and jobs submitted in one second must still start in the order they came.
  */
 export const SUBMITTED_AT_ANNOTATION = 'genjobs.io/submitted-at';
+
+/**
+ * An Account being deleted (`genjobs accounts delete`): its keys stop working, and the
+ * controller deletes its jobs, uploads and their files, and with `all` its job history
+ * too, then sets the Account's `Erased` condition for the command to delete the Account.
+ */
+export const ERASE_ANNOTATION = 'genjobs.io/erase';
+export type EraseMode = 'all' | 'keep-history';
+
+/** What an Account's erase annotation asks for: `keep-history`, else (any other value) `all`; undefined without one. */
+export function eraseMode(account: {
+  metadata?: { annotations?: Record<string, string> };
+}): EraseMode | undefined {
+  const v = account.metadata?.annotations?.[ERASE_ANNOTATION];
+  if (v === undefined) return undefined;
+  return v === 'keep-history' ? 'keep-history' : 'all';
+}
+
+/** The Account condition the controller sets once an erase is done, for the admin to delete the Account. */
+export const ERASED_CONDITION = 'Erased';
+
+/** The `Erased` condition's reason for each mode: a condition of the other mode is not done. */
+export function erasedReason(mode: EraseMode): string {
+  return mode === 'all' ? 'AllErased' : 'HistoryKept';
+}

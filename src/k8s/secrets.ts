@@ -31,3 +31,14 @@ export async function replaceSecret(kube: Kube, secret: Secret, namespace = kube
   const body = { apiVersion: 'v1', kind: 'Secret', ...secret, metadata: { ...secret.metadata, namespace } };
   return kube.core.replaceNamespacedSecret({ name, namespace, body });
 }
+
+/** Deletes the Secret; false when there was none. */
+export async function deleteSecret(kube: Kube, name: string, namespace = kube.namespace): Promise<boolean> {
+  try {
+    await kube.core.deleteNamespacedSecret({ name, namespace });
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+}

@@ -5,6 +5,7 @@ import { postgresClient } from '../../src/archive/postgres.ts';
 import type { SqlClient } from '../../src/archive/sql-client.ts';
 import { ArchiveUnavailableError } from '../../src/archive/store.ts';
 import { jobRecord } from '../../src/jobs/record.ts';
+import { API_VERSION, type Upload } from '../../src/k8s/types.ts';
 import { at, finishedJob } from './fixtures.ts';
 import { type Flavour, pglite, postgres } from './flavours.ts';
 
@@ -128,6 +129,42 @@ for (const make of [pglite, postgres]) {
       expect(await archive.deleteRows(expired)).toBe(2);
       expect(await archive.deleteRows(expired)).toBe(0);
       expect((await archive.expired(new Date(Date.parse(at(150))), 10)).map((r) => r.id)).toEqual(['r2']);
+    });
+
+    it("finds an account's own rows to erase (jobs and uploads created since the account), not a namesake's or another's", async () => {
+      const archive = await flavour.open();
+      await archive.upsertJobs([
+        finishedJob('mine-1', { account: 'gone', createdAt: at(100) }),
+        finishedJob('mine-2', { account: 'gone', createdAt: at(200) }),
+        finishedJob('namesake', { account: 'gone', createdAt: at(10) }),
+        finishedJob('theirs', { account: 'other', createdAt: at(100) }),
+      ]);
+      const upload = (name: string, account: string, createdAt: string) =>
+        ({
+          apiVersion: API_VERSION,
+          kind: 'Upload',
+          metadata: { name, creationTimestamp: createdAt },
+          spec: {
+            account,
+            filename: 'a.png',
+            contentType: 'image/png',
+            maxSize: 1,
+            objectKey: 'k',
+            expiresAt: createdAt,
+          },
+          status: { phase: 'expired', expiredAt: createdAt },
+        }) as Upload;
+      await archive.upsertUploads([upload('u-mine', 'gone', at(150)), upload('u-old', 'gone', at(5))]);
+      const rows = async (limit: number) =>
+        (await archive.accountRows('gone', at(50), limit)).map((r) => `${r.kind}:${r.id}`).sort();
+      expect(await rows(10)).toEqual(['job:mine-1', 'job:mine-2', 'upload:u-mine']);
+      expect(await rows(2)).toHaveLength(2);
+      expect(await archive.deleteRows(await archive.accountRows('gone', at(50), 10))).toBe(3);
+      expect(await rows(10)).toEqual([]);
+      expect((await archive.accountRows('gone', undefined, 10)).map((r) => r.id).sort()).toEqual([
+        'namesake',
+        'u-old',
+      ]);
     });
 
     it('migrations run once however many replicas start together', async () => {

@@ -332,7 +332,7 @@ describe('RBAC', () => {
     };
     expect(grants(objects, 'genjobs-controller')).toEqual(controller);
     const admin = {
-      accounts: ['create', 'get', 'list', 'update'],
+      accounts: ['create', 'delete', 'get', 'list', 'update'],
       apikeys: ['create', 'delete', 'get', 'list'],
       generationjobs: ['get', 'list'],
       uploads: ['get', 'list'],
@@ -340,7 +340,8 @@ describe('RBAC', () => {
     expect(grants(objects, 'genjobs-admin')).toEqual(admin);
     // Webhook secrets, in their own namespace: the controller reads them and makes the
     // missing ones (WebhookSecrets.ensure: readNamespacedSecret, createNamespacedSecret); the
-    // admin command also rotates them (replaceNamespacedSecret).
+    // admin command also rotates them (replaceNamespacedSecret) and deletes an account's
+    // (deleteNamespacedSecret, `accounts delete`).
     const webhookRole = find(objects, 'Role', 'genjobs-webhook-secrets');
     expect(webhookRole.metadata.namespace).toBe('genjobs-webhooks');
     expect(grants(objects, 'genjobs-webhook-secrets')).toEqual({ secrets: ['create', 'get'] });
@@ -348,7 +349,7 @@ describe('RBAC', () => {
       { kind: 'ServiceAccount', name: 'genjobs-controller', namespace: 'genjobs' },
     ]);
     expect(grants(objects, 'genjobs-admin-webhook-secrets')).toEqual({
-      secrets: ['create', 'get', 'update'],
+      secrets: ['create', 'delete', 'get', 'update'],
     });
     const binding = find(objects, 'RoleBinding', 'genjobs-admin-webhook-secrets');
     expect([binding.metadata.namespace, binding.roleRef.name, binding.subjects[0].name]).toEqual([
@@ -360,7 +361,10 @@ describe('RBAC', () => {
     const { objects: shared } = await render({ webhooks: { secretNamespace: 'genjobs' } });
     expect(shared.some((o) => o.metadata.name.endsWith('webhook-secrets'))).toBe(false);
     expect(grants(shared, 'genjobs-controller')).toEqual({ ...controller, secrets: ['create', 'get'] });
-    expect(grants(shared, 'genjobs-admin')).toEqual({ ...admin, secrets: ['create', 'get', 'update'] });
+    expect(grants(shared, 'genjobs-admin')).toEqual({
+      ...admin,
+      secrets: ['create', 'delete', 'get', 'update'],
+    });
   });
 
   it('lets the controller read by name only the model credential Secrets listed', async () => {

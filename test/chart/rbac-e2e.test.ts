@@ -310,6 +310,34 @@ describe('administration', () => {
   });
 });
 
+describe('deleting an account', () => {
+  it('the admin ServiceAccount deletes an account and its Secret; the controller erases its jobs with its own rights', async () => {
+    const adminKube = await tokenKube(s.kube, 'genjobs-admin');
+    const asAdmin = new AccountAdmin(resources(adminKube));
+    const key = await s.account({ name: 'departing', plan: 'pro' });
+    const owner = { name: 'departing', uid: (await s.r.accounts.get('departing'))!.metadata.uid };
+    const secrets = new WebhookSecrets({ kube: adminKube, namespace: `${s.kube.namespace}-webhooks` });
+    await secrets.ensure('departing', owner);
+    const res = await s.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: 'genjobs/reference-image/text-to-image', input: { prompt: 'a last one' } },
+    });
+    expect(res.status).toBe(200);
+    const { jobId } = await res.json();
+    await asAdmin.deleteAccount('departing', 'all', {
+      timeoutMs: 60_000,
+      pollMs: 200,
+      beforeDelete: async () => {
+        expect(await secrets.delete('departing')).toBe(true);
+      },
+    });
+    expect(await s.r.accounts.get('departing')).toBeUndefined();
+    expect(await s.r.jobs.get(jobId)).toBeUndefined();
+    expect(await secrets.get('departing')).toBeUndefined();
+  });
+});
+
 describe('webhook secrets', () => {
   it("the admin ServiceAccount shows and rotates an account's webhook secret; the api cannot read it", async () => {
     await s.admin.createAccount({ name: 'hooked', plan: 'pro', grantMicroCents: 0 });

@@ -1,3 +1,4 @@
+import { eraseMode } from '../../jobs/labels.ts';
 import type { EventRecorder } from '../../k8s/events.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
@@ -31,6 +32,8 @@ export interface AccountReconcilerDeps {
   /** Where the count of Accounts whose ledger does not balance is reported. */
   metrics?: Pick<Metrics, 'ledgerImbalancedAccounts'>;
   now?: () => number;
+  /** Erases an Account marked for deletion (see {@link AccountEraser}) instead of keeping its ledger. */
+  erase?: (account: Account) => Promise<HandlerResult | undefined>;
 }
 
 /**
@@ -65,6 +68,8 @@ export class AccountReconciler {
       this.countImbalance(name, 0);
       return undefined;
     }
+    const marked = d.accountCache.get(name)!;
+    if (eraseMode(marked) && d.erase) return d.erase(marked);
     await d.ledger.run(name, { kind: 'sync' });
     const now = d.now?.() ?? Date.now();
     let requeueAfterMs: number | undefined;

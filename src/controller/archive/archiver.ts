@@ -1,5 +1,6 @@
 import { type ArchiveStore, ArchiveUnavailableError } from '../../archive/store.ts';
 import { assertNever } from '../../errors.ts';
+import { eraseMode } from '../../jobs/labels.ts';
 import { isConflict } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import { isPodFinished, type Pod } from '../../k8s/pods.ts';
@@ -120,7 +121,7 @@ export class Archiver {
   private async reconcileJob(key: string, name: string): Promise<HandlerResult | undefined> {
     const d = this.d;
     const job = d.jobCache.get(name);
-    if (!job) return this.forget(key);
+    if (!job || erasing(d.accountCache.get(job.spec.account))) return this.forget(key);
     const rv = job.metadata.resourceVersion ?? '';
     const step = decideJobArchive({
       job,
@@ -149,7 +150,7 @@ export class Archiver {
   private async reconcileUpload(key: string, name: string): Promise<HandlerResult | undefined> {
     const d = this.d;
     const upload = d.uploadCache.get(name);
-    if (!upload) return this.forget(key);
+    if (!upload || erasing(d.accountCache.get(upload.spec.account))) return this.forget(key);
     const rv = upload.metadata.resourceVersion ?? '';
     const step = decideUploadArchive({
       upload,
@@ -225,6 +226,11 @@ export function dueSince(job: GenerationJob): number | undefined {
   const ended = at(job.status?.completedAt);
   if (!wantsWebhook(job)) return ended;
   return job.status?.webhook?.state === 'delivered' ? at(job.status.webhook.deliveredAt) : undefined;
+}
+
+/** An account being erased: its eraser deletes its resources, and with them what the history would keep. */
+function erasing(account: Account | undefined): boolean {
+  return account !== undefined && eraseMode(account) !== undefined;
 }
 
 /**

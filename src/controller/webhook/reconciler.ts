@@ -1,4 +1,5 @@
 import type { WebhookSecrets } from '../../accounts/webhook-secret.ts';
+import { eraseMode } from '../../jobs/labels.ts';
 import { isConflict } from '../../k8s/errors.ts';
 import type { EventRecorder } from '../../k8s/events.ts';
 import type { Informer } from '../../k8s/informer.ts';
@@ -125,7 +126,10 @@ export class WebhookReconciler {
     const d = this.d;
     const jobId = job.metadata.name ?? '';
     const account = job.spec.account;
-    const owner = d.accountCache.get(account)?.metadata;
+    const cached = d.accountCache.get(account);
+    // Being deleted: its jobs go, and no Secret is made for it again to sign with.
+    if (cached && eraseMode(cached)) return undefined;
+    const owner = cached?.metadata;
     const secrets = await d.secrets.signingSecrets(account, owner && { name: account, uid: owner.uid });
     const url = job.spec.webhookUrl ?? '';
     const outcome = await (d.deliver ?? deliverWebhook)(
