@@ -55,6 +55,26 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.Presign.properties.maxSize).toMatchObject({ minimum: 1, format: 'int64' });
   });
 
+  it('has no boolean with one value (a const or enum), which the default Java generator cannot compile', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    const booleans: any[] = [];
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    const walk = (node: any) => {
+      if (node === null || typeof node !== 'object') return;
+      if (node.type === 'boolean') booleans.push(node);
+      for (const value of Object.values(node)) walk(value);
+    };
+    walk(doc);
+    expect(booleans.filter((b) => 'const' in b || 'enum' in b)).toEqual([]);
+    const presigned = resolved(
+      doc.paths['/v1/uploads/presign'].post.responses['200'].content['application/json'].schema,
+    );
+    expect(presigned.properties.success).toMatchObject({
+      type: 'boolean',
+      description: expect.stringContaining('always true'),
+    });
+  });
+
   it('lists no 401 where a key that fails is ignored (a model detail)', () => {
     const detail = operations.find(({ op }) => op.operationId === 'getCatalogModel')!.op;
     expect(Object.keys(detail.responses)).not.toContain('401');

@@ -353,10 +353,16 @@ function converter(closedAnswers: boolean) {
  * Numbers as every generator reads them, not only those of OpenAPI 3.1: an integer's lower
  * bound inclusive (`minimum: 1`; a numeric `exclusiveMinimum` is read as 3.0's boolean by
  * some), `int64` where the values pass 32 bits (micro-cents do: a typed client must not
- * make them an `int32`), `double` for the other numbers (not a `float`).
+ * make them an `int32`), `double` for the other numbers (not a `float`). A boolean with one
+ * value (`success: true`) is a plain boolean that says its value: openapi-generator's default
+ * Java library makes a `const` boolean an enum of strings that does not compile.
  */
 function portable({ jsonSchema }: { jsonSchema: JsonSchema }): void {
-  if (jsonSchema.type === 'integer') {
+  if (jsonSchema.type === 'boolean' && typeof jsonSchema.const === 'boolean') {
+    const always = `always ${jsonSchema.const}`;
+    jsonSchema.description = jsonSchema.description ? `${jsonSchema.description}; ${always}` : always;
+    delete jsonSchema.const;
+  } else if (jsonSchema.type === 'integer') {
     if (typeof jsonSchema.exclusiveMinimum === 'number') {
       jsonSchema.minimum = Math.floor(jsonSchema.exclusiveMinimum) + 1;
       delete jsonSchema.exclusiveMinimum;

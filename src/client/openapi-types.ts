@@ -750,8 +750,8 @@ export interface components {
             maxSize: number;
         };
         PresignResponse: {
-            /** @constant */
-            success: true;
+            /** @description always true */
+            success: boolean;
             data: components["schemas"]["Presign"];
             requestId: string;
         };
@@ -776,8 +776,8 @@ export interface components {
             sizeBytes?: number;
         };
         UploadResponse: {
-            /** @constant */
-            success: true;
+            /** @description always true */
+            success: boolean;
             data: components["schemas"]["Upload"];
             requestId: string;
         };
@@ -790,11 +790,8 @@ export interface components {
             code: string;
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -810,11 +807,8 @@ export interface components {
             code: "VALIDATION_ERROR" | "INVALID_CONTENT_TYPE" | "MALFORMED_REQUEST";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -830,11 +824,8 @@ export interface components {
             code: "UNAUTHENTICATED" | "INVALID_API_KEY";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -850,11 +841,8 @@ export interface components {
             code: "INSUFFICIENT_BALANCE";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -870,11 +858,8 @@ export interface components {
             code: "MODEL_ACCESS_DENIED" | "UNAUTHORIZED_ACCESS" | "INSUFFICIENT_SCOPE" | "SIGNATURE_INVALID";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -890,11 +875,8 @@ export interface components {
             code: "MODEL_NOT_FOUND" | "JOB_NOT_FOUND" | "NOT_FOUND";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -910,11 +892,8 @@ export interface components {
             code: "METHOD_NOT_ALLOWED";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -930,11 +909,8 @@ export interface components {
             code: "REQUEST_TIMEOUT";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -950,11 +926,8 @@ export interface components {
             code: "JOB_CANNOT_BE_CANCELLED" | "IDEMPOTENCY_KEY_REUSED";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -970,11 +943,8 @@ export interface components {
             code: "PAYLOAD_TOO_LARGE";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -990,11 +960,8 @@ export interface components {
             code: "UNSUPPORTED_MEDIA_TYPE";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -1010,11 +977,8 @@ export interface components {
             code: "INVALID_INPUT";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -1030,11 +994,8 @@ export interface components {
             code: "CONCURRENT_JOBS_EXCEEDED" | "RATE_LIMITED";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
@@ -1050,11 +1011,8 @@ export interface components {
             code: "PUBSUB_PUBLISH_FAILED" | "UNAVAILABLE";
             requestId: string;
             retryable: boolean;
-            /**
-             * @description present on the wrapped upload endpoints
-             * @constant
-             */
-            success?: false;
+            /** @description present on the wrapped upload endpoints */
+            success?: boolean;
             errors?: {
                 pointer: string;
                 message: string;
