@@ -137,7 +137,8 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     jobCache: jobs,
     ledger,
     leases,
-    money: new Money(jobs, accounts),
+    // The lease this process wrote a moment ago counts before its cache shows it.
+    money: new Money(jobs, (name) => ledger.freshest(name)),
     catalog,
     plans: config.GENJOBS_PLANS,
     gate,

@@ -139,7 +139,8 @@ export class Ledger {
     return this.freshest(name)?.status?.balanceMicroCents;
   }
 
-  private freshest(name: string): Account | undefined {
+  /** The freshest copy of an Account this process knows: its last write, else the cache. */
+  freshest(name: string): Account | undefined {
     return later(this.lastWritten.get(name), this.opts.cached?.(name));
   }
 }

@@ -12,38 +12,46 @@ const BY_LEASE = 'money:by-lease';
  */
 export class Money {
   private readonly jobs: Informer<GenerationJob>;
-  private readonly accounts: Informer<Account>;
+  private readonly account: (name: string) => Account | undefined;
   /** Which jobs a lease pays for, recomputed when its job count or its amount changes. */
   private readonly fitted = new Map<string, { count: number; amount: number; fits: Set<string> }>();
 
-  constructor(jobs: Informer<GenerationJob>, accounts: Informer<Account>) {
+  /**
+   * `accounts`: the Account cache, or a function answering fresher copies (the api's ledger
+   * knows the lease it wrote before its cache shows it).
+   */
+  constructor(
+    jobs: Informer<GenerationJob>,
+    accounts: Informer<Account> | ((name: string) => Account | undefined),
+  ) {
     this.jobs = jobs;
-    this.accounts = accounts;
+    this.account = typeof accounts === 'function' ? accounts : (name) => accounts.get(name);
     jobs.addIndex(BY_LEASE, (j) => (j.spec.lease ? [j.spec.lease] : []));
   }
 
   holding(job: GenerationJob): Holding {
-    return holding(this.accounts.get(job.spec.account), job, (lease, j) => this.fits(lease, j));
+    return holding(this.account(job.spec.account), job, (lease, j) => this.fits(lease, j));
   }
 
   /** The amount of an open lease of the job's account, or undefined. */
   leaseOf(job: GenerationJob): { amount: number; expiresAt: number } | undefined {
-    const l = job.spec.lease
-      ? this.accounts.get(job.spec.account)?.status?.leases?.[job.spec.lease]
-      : undefined;
+    const l = job.spec.lease ? this.account(job.spec.account)?.status?.leases?.[job.spec.lease] : undefined;
     return l && { amount: l.amount, expiresAt: Date.parse(l.expiresAt) };
   }
 
   private fits(lease: string, job: GenerationJob): boolean {
     const amount = this.leaseOf(job)?.amount ?? 0;
+    const name = job.metadata.name ?? '';
+    // A job the cache does not show yet (made a moment ago, read from the apiserver): fitted
+    // with it among the lease's jobs, once (the cache's own fit is kept for when it shows).
+    if (!this.jobs.get(name)) {
+      const members = [...this.jobs.byIndex(BY_LEASE, lease), job].map(member);
+      return leaseFit(amount, members).has(name);
+    }
     const count = this.jobs.countByIndex(BY_LEASE, lease);
     let f = this.fitted.get(lease);
     if (!f || f.count !== count || f.amount !== amount) {
-      const members = this.jobs.byIndex(BY_LEASE, lease).map((j) => ({
-        name: j.metadata.name ?? '',
-        cost: j.spec.costMicroCents,
-        createdAt: createdAt(j),
-      }));
+      const members = this.jobs.byIndex(BY_LEASE, lease).map(member);
       // Closed leases are never asked about again: a bounded memory, rebuilt on demand.
       if (this.fitted.size > 10_000) this.fitted.clear();
       f = { count, amount, fits: leaseFit(amount, members) };
@@ -51,6 +59,10 @@ export class Money {
     }
     return f.fits.has(job.metadata.name ?? '');
   }
+}
+
+function member(j: GenerationJob) {
+  return { name: j.metadata.name ?? '', cost: j.spec.costMicroCents, createdAt: createdAt(j) };
 }
 
 /** A job's creation time in ms, whether the object came from a cache (string) or a client (Date). */

@@ -242,6 +242,51 @@ describe('credit leases', () => {
     expect(imbalance((await account('forged')).status)).toBe(0);
   }, 120_000);
 
+  it("a cancelled job whose lease the controller's cache showed only later is refunded then, not at the lease's close", async () => {
+    await s.admin.createAccount({ name: 'lagging', plan: 'pro', grantMicroCents: 10_000_000 });
+    await eventually(
+      async () => (await account('lagging')).status?.balanceMicroCents === 10_000_000,
+      5_000,
+      'grant',
+    );
+    // The job and its end reach the controller before its lease does (two watches, two orders).
+    const created = await s.r.jobs.create({
+      metadata: { name: 'lagging-1' },
+      spec: {
+        account: 'lagging',
+        model: IMAGE,
+        version: 'v1.0',
+        input: { prompt: 'x' },
+        costMicroCents: COST,
+        lease: 'l-late',
+      },
+    });
+    await s.r.jobs.updateStatus({
+      ...created,
+      status: {
+        phase: 'cancelled',
+        progress: 0,
+        completedAt: new Date().toISOString(),
+        refundedMicroCents: COST,
+      },
+    });
+    await new Promise((r) => setTimeout(r, 1_500)); // the controller has looked, and found no lease
+    await s.r.accounts.patchStatus('lagging', {
+      status: {
+        balanceMicroCents: 10_000_000 - COST,
+        leases: { 'l-late': { amount: COST, expiresAt: new Date(Date.now() + 60_000).toISOString() } },
+      },
+    });
+    // Refunded within seconds; the lease would close only after its minute and the grace.
+    await eventually(
+      async () => (await account('lagging')).status?.leases?.['l-late']?.refunded?.['lagging-1'] === COST,
+      10_000,
+      'the refund',
+    );
+    const status = (await account('lagging')).status;
+    expect([status?.balanceMicroCents, imbalance(status)]).toEqual([10_000_000, 0]);
+  });
+
   it('a cancel racing the start wins or loses cleanly: a cancelled job never ran, and no output survives', async () => {
     const key = await s.account({ name: 'canceller', plan: 'enterprise' });
     const outcomes = new Set<number>();

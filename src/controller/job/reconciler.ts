@@ -73,6 +73,9 @@ const DELETE_PATIENCE_MS = 30_000;
  * rather than starting a second one); everything else happens after the status write,
  * whose compare-and-swap makes a racing cancel and this controller agree on one outcome.
  */
+/** How long after its end a finished job is looked at again for a lease its cache does not show. */
+const LEASE_LAG_MS = 30_000;
+
 export class JobReconciler {
   private readonly d: JobReconcilerDeps;
   /**
@@ -196,13 +199,22 @@ export class JobReconciler {
       this.observeTransition(job, decision.status, now);
     }
     const keep = this.keepForLease(job, held, now);
+    // A finished job naming a lease this cache does not show yet (the api writes the lease,
+    // then the job; the two watches deliver each in its own order) is settled once it shows:
+    // looked at again shortly, while a cache could still lag (a closed lease settled it).
+    const leaseUnseen =
+      held === 'none' &&
+      isTerminal(phase) &&
+      job.spec.lease !== undefined &&
+      d.money.leaseOf(job) === undefined &&
+      now - (Date.parse(job.status?.completedAt ?? '') || now) < LEASE_LAG_MS;
     for (const action of decision.actions) {
-      if (action.kind === 'deleteJob' && keep !== undefined) return { requeueAfterMs: keep };
+      if (action.kind === 'deleteJob' && (keep !== undefined || leaseUnseen))
+        return { requeueAfterMs: keep ?? 1_000 };
       await this.act(job, action, held);
     }
-    return decision.requeueAfterMs !== undefined
-      ? { requeueAfterMs: Math.max(1, decision.requeueAfterMs) }
-      : undefined;
+    const after = leaseUnseen ? Math.min(1_000, decision.requeueAfterMs ?? 1_000) : decision.requeueAfterMs;
+    return after !== undefined ? { requeueAfterMs: Math.max(1, after) } : undefined;
   }
 
   private async startPod(job: GenerationJob, attempt: number, runtime: Runtime, now: number): Promise<void> {
