@@ -174,6 +174,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     uploads: r.uploads,
     uploadCache: uploads,
     store: blob.store,
+    quota: limits,
     now,
   });
   const informers = [keys, accounts, jobs, uploads];

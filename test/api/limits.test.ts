@@ -123,6 +123,23 @@ describe('per-account caps on live resources', () => {
     }
     expect((await s.r.uploads.list()).items.filter((u) => u.spec.account === 'uploader')).toHaveLength(2);
   });
+
+  it('counts every presign of a burst, not only those its cache shows: 20 at once get 2 places of 25 MB', async () => {
+    const key = await s.account({ name: 'burst' });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        s.call('/v1/uploads/presign', {
+          method: 'POST',
+          key,
+          json: { filename: 'f', contentType: 'image/png' },
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((x) => x === 200)).toHaveLength(2);
+    expect(statuses.filter((x) => x === 429)).toHaveLength(18);
+    expect((await s.r.uploads.list()).items.filter((u) => u.spec.account === 'burst')).toHaveLength(2);
+  });
 });
 
 describe('job input bounds', () => {

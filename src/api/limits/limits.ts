@@ -1,11 +1,14 @@
 import type { Request } from 'express';
 import { AppError } from '../../errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
-import type { Upload } from '../../k8s/types.ts';
-import { isUploadContentType, maxSizeOf } from '../../uploads/policy.ts';
+import type { Upload, UploadContentType } from '../../k8s/types.ts';
+import { maxSizeOf } from '../../uploads/policy.ts';
 import type { Principal } from '../request.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { uploadUsage } from './usage.ts';
+
+/** Local memory is a bridge until the cache shows a write; past this it is dropped. */
+const BRIDGE_MS = 30_000;
 
 /** Per-account limits of one api process; 0 turns a limit off. */
 export interface LimitSettings {
@@ -42,9 +45,20 @@ export interface RequestLimitsOptions {
 export class RequestLimits {
   private readonly o: RequestLimitsOptions;
   private readonly buckets: TokenBuckets | undefined;
+  /**
+   * Uploads this process let through that its cache does not show yet, by account: fileId →
+   * (the bytes counted for it, since when). A burst of presigns counts each of them, not the
+   * cache alone (which shows none of a burst until its creates return). Each ends at the
+   * cache's first event of its Upload, at a failed create, or after BRIDGE_MS.
+   */
+  private readonly presigning = new Map<string, Map<string, { bytes: number; since: number }>>();
 
   constructor(options: RequestLimitsOptions) {
     this.o = options;
+    options.uploadCache.on((_type, u) => {
+      const mine = this.presigning.get(u.spec.account);
+      if (mine?.delete(u.metadata.name ?? '') && mine.size === 0) this.presigning.delete(u.spec.account);
+    });
     const s = options.settings;
     this.buckets =
       s.requestsPerSecond > 0
@@ -70,7 +84,6 @@ export class RequestLimits {
     // The route as declared, not as sent: Express also routes /V1/Jobs/Submit and a trailing slash here.
     const route: unknown = req.route?.path;
     if (route === '/v1/jobs/submit') this.checkJobs(account);
-    else if (route === '/v1/uploads/presign') this.checkUploads(account, req.body, now);
   }
 
   private checkJobs(account: string): void {
@@ -88,10 +101,23 @@ export class RequestLimits {
     }
   }
 
-  private checkUploads(account: string, body: unknown, now: number): void {
+  /**
+   * Takes room under the account's upload caps for upload `fileId` of `contentType` (a
+   * valid one), or throws the refusal; {@link dropUpload} gives it back if it is not made.
+   */
+  takeUpload(account: string, fileId: string, contentType: UploadContentType): void {
     const { maxLiveUploads, maxUploadBytes } = this.o.settings;
     if (maxLiveUploads <= 0 && maxUploadBytes <= 0) return;
+    const now = this.now();
     const usage = uploadUsage(this.o.uploadCache.byIndex('account', account), now);
+    const mine = this.presigning.get(account) ?? new Map<string, { bytes: number; since: number }>();
+    for (const [id, { bytes, since }] of mine) {
+      if (this.o.uploadCache.get(id) || now - since > BRIDGE_MS) mine.delete(id);
+      else {
+        usage.count++;
+        usage.bytes += bytes;
+      }
+    }
     const secondsUntil = (at: number | undefined) =>
       Math.max(1, Math.ceil(((at ?? now + 60_000) - now) / 1000));
     if (maxLiveUploads > 0 && usage.count >= maxLiveUploads) {
@@ -104,10 +130,8 @@ export class RequestLimits {
       );
     }
     const retryAfterSeconds = secondsUntil(usage.nextReleaseAt);
-    // The new upload counts with the largest file its type allows (an unknown type is refused later).
-    const type = (body as { contentType?: unknown } | undefined)?.contentType;
-    const normalized = typeof type === 'string' ? type.trim().toLowerCase() : '';
-    const wanted = isUploadContentType(normalized) ? maxSizeOf(normalized) : 0;
+    // The new upload counts with the largest file its type allows.
+    const wanted = maxSizeOf(contentType);
     if (maxUploadBytes > 0 && usage.bytes + wanted > maxUploadBytes) {
       throw new AppError(
         'RATE_LIMITED',
@@ -115,5 +139,13 @@ export class RequestLimits {
         { retryAfterSeconds },
       );
     }
+    mine.set(fileId, { bytes: wanted, since: now });
+    this.presigning.set(account, mine);
+  }
+
+  /** Gives back the room {@link takeUpload} took for an upload that was not made. */
+  dropUpload(account: string, fileId: string): void {
+    const mine = this.presigning.get(account);
+    if (mine?.delete(fileId) && mine.size === 0) this.presigning.delete(account);
   }
 }

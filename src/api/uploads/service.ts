@@ -11,12 +11,15 @@ import {
   PUT_VALIDITY_MS,
   UPLOAD_RETENTION_MS,
 } from '../../uploads/policy.ts';
+import type { RequestLimits } from '../limits/limits.ts';
 import { owns, type Principal } from '../request.ts';
 
 export interface UploadServiceOptions {
   uploads: CustomResources<Upload>;
   uploadCache: Informer<Upload>;
   store: BlobStore;
+  /** The account's caps on live uploads (api/limits): room is taken before an Upload is made. */
+  quota?: Pick<RequestLimits, 'takeUpload' | 'dropUpload'>;
   now?: () => number;
 }
 
@@ -69,6 +72,7 @@ export class UploadService {
     }
     const account = principal.account.metadata.name ?? '';
     const fileId = randomUUID();
+    this.o.quota?.takeUpload(account, fileId, contentType);
     const objectKey = uploadKey(principal.account.metadata.uid ?? account, fileId);
     const maxSize = maxSizeOf(contentType);
     const now = this.now();
@@ -79,6 +83,7 @@ export class UploadService {
         spec: { account, filename, contentType, maxSize, objectKey, expiresAt },
       });
     } catch (err) {
+      this.o.quota?.dropUpload(account, fileId);
       throw new AppError('UNAVAILABLE', 'the upload could not be registered; please retry', {
         cause: err,
         retryAfterSeconds: 1,
