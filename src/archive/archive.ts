@@ -21,10 +21,13 @@ export class Archive implements ArchiveStore {
   private readonly sql: SqlClient;
   private readonly store: SqlArchive;
   private migrated: Promise<void> | undefined;
+  private readonly onMigrated: ((versions: number[]) => void) | undefined;
 
-  constructor(sql: SqlClient) {
+  /** `onMigrated`: hears the schema versions this process applied (none when it was current). */
+  constructor(sql: SqlClient, onMigrated?: (versions: number[]) => void) {
     this.sql = sql;
     this.store = new SqlArchive(sql);
+    this.onMigrated = onMigrated;
   }
 
   /**
@@ -34,7 +37,9 @@ export class Archive implements ArchiveStore {
    */
   ready(): Promise<void> {
     this.migrated ??= migrate(this.sql).then(
-      () => undefined,
+      (applied) => {
+        if (applied.length > 0) this.onMigrated?.(applied);
+      },
       (err) => {
         setTimeout(() => {
           this.migrated = undefined;

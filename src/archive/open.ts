@@ -10,11 +10,17 @@ import { postgresClient } from './postgres.ts';
  * resources until GENJOBS_JOB_TTL, as before the archive existed). Does not connect yet.
  */
 export async function openArchive(config: Config, log: Logger): Promise<Archive | undefined> {
+  // One line per upgrade of the schema, by whichever process got there first.
+  const migrated = (versions: number[]) =>
+    log.info(
+      { from: versions[0]! - 1, to: versions.at(-1) },
+      `archive schema migrated from version ${versions[0]! - 1} to ${versions.at(-1)}`,
+    );
   switch (config.GENJOBS_ARCHIVE) {
     case 'off':
       return undefined;
     case 'pglite':
-      return new Archive(await pgliteClient(config.GENJOBS_ARCHIVE_DIR));
+      return new Archive(await pgliteClient(config.GENJOBS_ARCHIVE_DIR), migrated);
     case 'postgres': {
       if (!config.GENJOBS_ARCHIVE_URL)
         throw new ConfigError(
@@ -29,6 +35,7 @@ export async function openArchive(config: Config, log: Logger): Promise<Archive 
           tlsCa,
           onError: (err) => log.warn({ err: err.message }, 'archive connection lost'),
         }),
+        migrated,
       );
     }
   }

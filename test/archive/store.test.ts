@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Archive } from '../../src/archive/archive.ts';
 import { MIGRATIONS, migrate } from '../../src/archive/migrations.ts';
 import { pgliteClient } from '../../src/archive/pglite.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
@@ -207,4 +208,13 @@ describe('archive on a stopped PostgreSQL server', () => {
       await flavour.stop();
     }
   });
+});
+
+it('tells which schema versions it applied, once: an operator sees the upgrade in the log', async () => {
+  const heard: number[][] = [];
+  const archive = new Archive(await pgliteClient(), (v) => heard.push(v));
+  await archive.ready();
+  await archive.count();
+  expect(heard).toEqual([MIGRATIONS.map((_, i) => i + 1)]);
+  await archive.close();
 });
