@@ -154,6 +154,14 @@ function secretNote(s: AccountWebhookSecret, rotated: boolean): string | undefin
     : `The previous secret also signs webhooks${until}: ${s.previous}`;
 }
 
+/** Where the webhook Secrets are: the chart keeps them in a namespace of their own. */
+function secretNamespaceOption(): Option {
+  return new Option(
+    '--secret-namespace <ns>',
+    "namespace of the webhook Secrets (default: the service's)",
+  ).env('GENJOBS_WEBHOOK_SECRET_NAMESPACE');
+}
+
 /** Prints the table, or with -o json the objects (without the apiserver's managedFields). */
 function print(opts: Output, json: unknown, table: () => string): void {
   const bare = (key: string, value: unknown) => (key === 'managedFields' ? undefined : value);
@@ -281,11 +289,7 @@ export function registerAdminCommands(program: Command): void {
         .argParser(parsed(parseDuration))
         .default(parseDuration('24h'), '24h'),
     )
-    .addOption(
-      new Option('--secret-namespace <ns>', "namespace of the webhook Secrets (default: the service's)").env(
-        'GENJOBS_WEBHOOK_SECRET_NAMESPACE',
-      ),
-    )
+    .addOption(secretNamespaceOption())
     .addOption(outputOption())
     .action(
       run(async (name: string, o, cmd: Command) => {
@@ -313,11 +317,7 @@ export function registerAdminCommands(program: Command): void {
         .argParser(parsed(parseDuration))
         .default(parseDuration('10m'), '10m'),
     )
-    .addOption(
-      new Option('--secret-namespace <ns>', "namespace of the webhook Secrets (default: the service's)").env(
-        'GENJOBS_WEBHOOK_SECRET_NAMESPACE',
-      ),
-    )
+    .addOption(secretNamespaceOption())
     .addOption(outputOption())
     .action(
       run(async (name: string, o, cmd: Command) => {
