@@ -241,6 +241,21 @@ describe('settings', () => {
     }
   });
 
+  it('refuses a jobs.retention under 24 h at install, which the processes would refuse at start', async () => {
+    const parse = configSchema.shape.GENJOBS_RETENTION.safeParse;
+    for (const retention of ['12h', '23.9h', '1439m', 3_600, '86399', '0.5d']) {
+      const r = await template({ jobs: { retention } });
+      expect([retention, r.code]).toEqual([retention, 1]);
+      expect(r.stderr).toContain('retention');
+      expect(parse(String(retention)).success, String(retention)).toBe(false);
+    }
+    for (const retention of ['24h', '36h', '1440m', 86_400, '1.5d', '30d', '86400000ms']) {
+      const { objects } = await render({ jobs: { retention } });
+      const env = envOf(find(objects, 'Deployment', 'genjobs-controller'));
+      expect(parse(env.GENJOBS_RETENTION).success, String(retention)).toBe(true);
+    }
+  });
+
   it('numbers of 1,000,000 and more in a values file reach the processes as integers they accept', async () => {
     // A values file, not --set: YAML numbers reach the templates as floats.
     const { objects } = await render({
