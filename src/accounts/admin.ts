@@ -182,10 +182,17 @@ export class AccountAdmin {
       /** Runs once the data is erased, before the Account goes (the CLI deletes the webhook Secret). */
       beforeDelete?: () => Promise<void>;
     },
-  ): Promise<{ keysRevoked: number }> {
-    const account = await this.getAccount(name);
+  ): Promise<{ keysRevoked: number; alreadyGone?: boolean }> {
+    const found = await this.r.accounts.get(name);
     const keys = await this.listKeys(name);
     await Promise.all(keys.map((k) => this.r.apiKeys.delete(k.metadata.name ?? '')));
+    if (!found) {
+      // Deleted already (a run whose last step went, or a plain delete): what it left of its
+      // own (keys, the Secret) still goes; without the Account there is nothing to erase by.
+      await options.beforeDelete?.();
+      return { keysRevoked: keys.length, alreadyGone: true };
+    }
+    const account = found;
     const marked = await retryOnConflict(async () => {
       const current = await this.getAccount(name);
       if (current.metadata.uid !== account.metadata.uid) throw gone(name);
@@ -204,7 +211,14 @@ export class AccountAdmin {
           `the controller has not finished erasing account ${name} (is it running? kubectl get account ${name} -o yaml shows its conditions); run the command again to go on`,
         );
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1_000));
-      const current = await this.r.accounts.get(name);
+      // The apiserver away for a moment (a restart) is waited out like the controller.
+      const current = await this.r.accounts.get(name).catch((err: unknown) => {
+        if (statusCode(err) !== undefined && statusCode(err)! < 500) throw err;
+        options.progress?.(
+          `account ${name}: the apiserver did not answer (${String((err as Error).message ?? err)}); waiting`,
+        );
+        return a;
+      });
       if (!current || current.metadata.uid !== account.metadata.uid) throw gone(name);
       a = current;
     }

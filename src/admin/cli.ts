@@ -26,7 +26,10 @@ function run<A extends unknown[]>(fn: (...args: A) => Promise<void>) {
       await fn(...args);
     } catch (err) {
       const status = statusOf(err);
-      const refused = err instanceof AppError || (status?.code !== undefined && status.code < 500);
+      // A refusal is the command line's to fix (exit 2); what may work when run again (the
+      // apiserver or the controller not answering in time) is a failure (exit 1).
+      const refused =
+        (err instanceof AppError && !err.retryable) || (status?.code !== undefined && status.code < 500);
       const missing = (err as { code?: string; path?: string }).code === 'ENOENT';
       const message =
         status?.message ??
@@ -321,28 +324,64 @@ export function registerAdminCommands(program: Command): void {
     .addOption(outputOption())
     .action(
       run(async (name: string, o, cmd: Command) => {
-        const { admin, secrets } = await secretsAdmin(cmd);
+        const { secretNamespace } = cmd.optsWithGlobals() as { secretNamespace?: string };
+        const [{ kube, admin }, { WebhookSecrets }, { isForbidden }] = await Promise.all([
+          connection(cmd),
+          import('../accounts/webhook-secret.ts'),
+          import('../k8s/errors.ts'),
+        ]);
         const mode = o.keepHistory ? 'keep-history' : 'all';
-        let secretDeleted = false;
-        const { keysRevoked } = await admin.deleteAccount(name, mode, {
-          timeoutMs: o.timeout,
-          progress: (m) => console.error(m),
-          // Once its jobs are gone: none is delivered, so the controller makes no new one.
-          beforeDelete: async () => {
-            secretDeleted = await secrets.delete(name);
-          },
-        });
+        // Where its signing Secret may be: the namespace given, else the service's (dev mode,
+        // deploy/base) and the chart's own for them, which this Role may not reach (no Secret).
+        const secretNamespaces = secretNamespace
+          ? [secretNamespace]
+          : [kube.namespace, `${kube.namespace}-webhooks`];
+        const secretsDeletedIn: string[] = [];
+        const interrupted = () => {
+          console.error(
+            `genjobs: interrupted; the controller goes on erasing account ${name}: run the command again to finish`,
+          );
+          process.exit(130);
+        };
+        process.once('SIGINT', interrupted);
+        const { keysRevoked, alreadyGone } = await admin
+          .deleteAccount(name, mode, {
+            timeoutMs: o.timeout,
+            progress: (m) => console.error(m),
+            // Once its jobs are gone: none is delivered, so the controller makes no new one.
+            beforeDelete: async () => {
+              for (const namespace of secretNamespaces) {
+                const secrets = new WebhookSecrets({ kube, namespace });
+                const deleted = await secrets
+                  .delete(name)
+                  .catch((err: unknown) =>
+                    secretNamespace === undefined && isForbidden(err) ? false : Promise.reject(err),
+                  );
+                if (deleted) secretsDeletedIn.push(namespace);
+              }
+            },
+          })
+          .finally(() => process.off('SIGINT', interrupted));
+        if (alreadyGone && keysRevoked === 0 && secretsDeletedIn.length === 0)
+          throw new AppError(
+            'NOT_FOUND',
+            `account ${name} not found (nothing of it is left: no keys, no webhook secret)`,
+          );
         const result = {
           account: name,
           keysRevoked,
-          webhookSecretDeleted: secretDeleted,
-          history: mode === 'all' ? 'erased' : 'kept',
+          webhookSecretDeleted: secretsDeletedIn.length > 0,
+          webhookSecretNamespaces: secretsDeletedIn,
+          history: alreadyGone ? 'unknown' : mode === 'all' ? 'erased' : 'kept',
         };
-        print(
-          o,
-          result,
-          () =>
-            `account ${name} deleted: ${keysRevoked} key${keysRevoked === 1 ? '' : 's'} revoked, its jobs, uploads and files erased, ${mode === 'all' ? 'its history erased' : 'its history kept until its retention'}`,
+        const keysText = `${keysRevoked} key${keysRevoked === 1 ? '' : 's'} revoked`;
+        const secretText = secretsDeletedIn.length
+          ? `its webhook secret deleted (${secretsDeletedIn.join(', ')})`
+          : `no webhook secret found (in ${secretNamespaces.join(', ')})`;
+        print(o, result, () =>
+          alreadyGone
+            ? `account ${name} was already deleted; removed what was left: ${keysText}, ${secretText}`
+            : `account ${name} deleted: ${keysText}, ${secretText}, its jobs, uploads and files erased, ${mode === 'all' ? 'its history erased' : 'its history kept until its retention'}`,
         );
       }),
     );

@@ -147,5 +147,74 @@ export function registerHistoryCommands(program: Command): void {
         if (next) console.error(`more: --before ${next}`);
       }
     });
+  history
+    .command('erase')
+    .description(
+      "delete an account's archived jobs and uploads created before a time, and their files (an account deleted with --keep-history; `accounts delete` erases a live one)",
+    )
+    .requiredOption('--account <name>', 'the account')
+    .requiredOption(
+      '--created-before <time>',
+      'only what was created before this RFC 3339 time, or "now" (a newer account of the same name keeps its own: give its creation time)',
+      parsed(createdBeforeOf),
+    )
+    .addOption(outputOption())
+    .action(async (o: Output & { account: string; createdBefore: string }, cmd: Command) => {
+      const blob = await blobOfThisProcess();
+      const { eraseAccountHistory } = await import('../archive/erase.ts');
+      const rows = await using(cmd, (a) =>
+        eraseAccountHistory(a, blob.store, o.account, { before: o.createdBefore }),
+      );
+      const result = {
+        account: o.account,
+        createdBefore: o.createdBefore,
+        rowsDeleted: rows,
+        files: blob.where,
+      };
+      if (o.output === 'json') console.log(JSON.stringify(result, null, 2));
+      else
+        console.log(
+          `erased ${rows} archived rows of account ${o.account} created before ${o.createdBefore}, with their files (${blob.where})`,
+        );
+    });
   oneLineMistakes(history);
+}
+
+/** A time as the archive compares creation times: RFC 3339 text to the second, UTC. */
+function createdBeforeOf(v: string): string {
+  const t = v === 'now' ? Date.now() : /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v) : Number.NaN;
+  if (Number.isNaN(t))
+    throw new Error(`--created-before is an RFC 3339 time (2026-11-26T03:00:00Z) or "now": ${v}`);
+  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * The blob store the environment names, as the api and the controller read it (run the
+ * command in their Pods): a filesystem store whose folder is not here is refused, never
+ * taken for an empty one (the files would stay).
+ */
+async function blobOfThisProcess() {
+  const [
+    { loadConfig, blobSettings },
+    { blobConfigSchema },
+    { createBlob },
+    { createLogger },
+    { existsSync },
+  ] = await Promise.all([
+    import('../config.ts'),
+    import('../blob/config.ts'),
+    import('../blob/create.ts'),
+    import('../log.ts'),
+    import('node:fs'),
+  ]);
+  const settings = blobConfigSchema.parse(blobSettings(loadConfig(process.env)));
+  if (settings.type === 'filesystem' && !existsSync(settings.dir))
+    throw new ConfigError(
+      `the blob store's folder ${settings.dir} is not here (GENJOBS_BLOB_DIR): run this where the api runs (kubectl exec), whose files it deletes`,
+    );
+  const where = settings.type === 's3' ? `s3 bucket ${settings.s3?.bucket}` : settings.dir;
+  return {
+    store: createBlob(settings, { now: Date.now, logger: createLogger('history', 'warn') }).store,
+    where,
+  };
 }

@@ -7,6 +7,7 @@ import {
   type ArchiveRow,
   type ArchiveStore,
   ArchiveUnavailableError,
+  type CreatedRange,
 } from './store.ts';
 
 const RETRY_MIGRATION_MS = 1_000;
@@ -83,8 +84,8 @@ export class Archive implements ArchiveStore {
   expired(before: Date, limit: number) {
     return this.call((s) => s.expired(before, limit));
   }
-  accountRows(account: string, since: string | undefined, limit: number) {
-    return this.call((s) => s.accountRows(account, since, limit));
+  accountRows(account: string, range: CreatedRange, limit: number) {
+    return this.call((s) => s.accountRows(account, range, limit));
   }
   deleteRows(rows: readonly ArchiveRow[]) {
     return this.call((s) => s.deleteRows(rows));

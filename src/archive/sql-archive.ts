@@ -8,6 +8,7 @@ import type {
   ArchiveListQuery,
   ArchiveRow,
   ArchiveStore,
+  CreatedRange,
 } from './store.ts';
 
 /** Rows per INSERT: well under PostgreSQL's 65,535 parameters. */
@@ -168,18 +169,24 @@ export class SqlArchive implements ArchiveStore {
     return rows.map((r) => ({ kind: r.kind, id: r.id }));
   }
 
-  async accountRows(account: string, since: string | undefined, limit: number): Promise<ArchiveRow[]> {
+  async accountRows(account: string, range: CreatedRange, limit: number): Promise<ArchiveRow[]> {
     // An upload row has no created_at column: its resource's creationTimestamp (the same
-    // RFC 3339 text, compared as text as created_at is).
-    const rows = await this.sql.query<{ kind: 'job' | 'upload'; id: string }>(
-      `(SELECT 'job' AS kind, id FROM genjobs_jobs WHERE account = $1 AND created_at >= $2 LIMIT $3)
+    // RFC 3339 text, compared as text as created_at is). '' as `before`: no upper bound.
+    const uploadCreated = `(resource->'metadata'->>'creationTimestamp') COLLATE "C"`;
+    const rows = await this.sql.query<{ kind: 'job' | 'upload'; id: string; object_key: string | null }>(
+      `(SELECT 'job' AS kind, id, NULL AS object_key FROM genjobs_jobs
+         WHERE account = $1 AND created_at >= $2 AND ($3 = '' OR created_at < $3) LIMIT $4)
        UNION ALL
-       (SELECT 'upload' AS kind, id FROM genjobs_uploads
-         WHERE account = $1 AND (resource->'metadata'->>'creationTimestamp') COLLATE "C" >= $2 LIMIT $3)
-       LIMIT $3`,
-      [account, since ?? '', limit],
+       (SELECT 'upload' AS kind, id, resource->'spec'->>'objectKey' AS object_key FROM genjobs_uploads
+         WHERE account = $1 AND ${uploadCreated} >= $2 AND ($3 = '' OR ${uploadCreated} < $3) LIMIT $4)
+       LIMIT $4`,
+      [account, range.since ?? '', range.before ?? '', limit],
     );
-    return rows.map((r) => ({ kind: r.kind, id: r.id }));
+    return rows.map((r) => ({
+      kind: r.kind,
+      id: r.id,
+      ...(r.object_key ? { objectKey: r.object_key } : {}),
+    }));
   }
 
   async deleteRows(rows: readonly ArchiveRow[]): Promise<number> {

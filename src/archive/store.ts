@@ -34,6 +34,14 @@ export interface ArchivedJobRecord {
 export interface ArchiveRow {
   kind: 'job' | 'upload';
   id: string;
+  /** An upload's file (given by {@link ArchiveStore.accountRows}). */
+  objectKey?: string;
+}
+
+/** Which of an account's rows: those created at or after `since` and before `before` (RFC 3339 text). */
+export interface CreatedRange {
+  since?: string;
+  before?: string;
 }
 
 /**
@@ -56,10 +64,10 @@ export interface ArchiveStore {
   /** Up to `limit` rows finished (jobs) or expired (uploads) before `before`, oldest first. */
   expired(before: Date, limit: number): Promise<ArchiveRow[]>;
   /**
-   * Up to `limit` rows of an account's archived jobs and uploads, those created at or after
-   * `since` (the Account's own, not a deleted namesake's), for erasing it.
+   * Up to `limit` rows of an account's archived jobs and uploads created in `range` (from the
+   * Account's creation: its own, not a deleted namesake's), for erasing them.
    */
-  accountRows(account: string, since: string | undefined, limit: number): Promise<ArchiveRow[]>;
+  accountRows(account: string, range: CreatedRange, limit: number): Promise<ArchiveRow[]>;
   /** Deletes rows; returns how many went. */
   deleteRows(rows: readonly ArchiveRow[]): Promise<number>;
   /** Rows held, by kind (operators, the bench). */

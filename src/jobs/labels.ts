@@ -19,19 +19,23 @@ export const SUBMITTED_AT_ANNOTATION = 'genjobs.io/submitted-at';
 export const ERASE_ANNOTATION = 'genjobs.io/erase';
 export type EraseMode = 'all' | 'keep-history';
 
-/** What an Account's erase annotation asks for: `keep-history`, else (any other value) `all`; undefined without one. */
+/**
+ * What an Account's erase annotation asks for; undefined without one. Any other value than
+ * `all` or `keep-history` is `invalid`: nothing is erased (a typo must not erase a history
+ * meant to be kept), though the account counts as being deleted (its keys are refused).
+ */
 export function eraseMode(account: {
   metadata?: { annotations?: Record<string, string> };
-}): EraseMode | undefined {
+}): EraseMode | 'invalid' | undefined {
   const v = account.metadata?.annotations?.[ERASE_ANNOTATION];
   if (v === undefined) return undefined;
-  return v === 'keep-history' ? 'keep-history' : 'all';
+  return v === 'all' || v === 'keep-history' ? v : 'invalid';
 }
 
 /** The Account condition the controller sets once an erase is done, for the admin to delete the Account. */
 export const ERASED_CONDITION = 'Erased';
 
 /** The `Erased` condition's reason for each mode: a condition of the other mode is not done. */
-export function erasedReason(mode: EraseMode): string {
-  return mode === 'all' ? 'AllErased' : 'HistoryKept';
+export function erasedReason(mode: EraseMode | 'invalid'): string {
+  return mode === 'all' ? 'AllErased' : mode === 'keep-history' ? 'HistoryKept' : 'InvalidValue';
 }

@@ -3,13 +3,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookSecretName } from '../../src/accounts/webhook-secret.ts';
+import { WebhookSecrets, webhookSecretName } from '../../src/accounts/webhook-secret.ts';
 import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
 import { uploadFolder } from '../../src/blob/keys.ts';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { ERASE_ANNOTATION } from '../../src/jobs/labels.ts';
+import { ensureNamespace } from '../../src/k8s/crds.ts';
 import { getSecret } from '../../src/k8s/secrets.ts';
 import { eventually, kubeconfigPath } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
@@ -119,7 +120,9 @@ describe('genjobs accounts delete', () => {
       "the running job's Pod deleted",
     );
     expect(await archive.getJob(archived)).toBeUndefined();
-    expect(await archive.accountRows('leaving', leaving.metadata.creationTimestamp, 10)).toEqual([]);
+    expect(await archive.accountRows('leaving', { since: leaving.metadata.creationTimestamp }, 10)).toEqual(
+      [],
+    );
     expect(await archive.getJob('namesake-row')).toBeDefined();
     await eventually(async () => !existsSync(files('jobs', running)), 30_000, "the running job's files");
     expect(existsSync(files('jobs', archived))).toBe(false);
@@ -181,5 +184,55 @@ describe('genjobs accounts delete', () => {
     }
     await s.admin.deleteAccount('slowly', 'all', { timeoutMs: 60_000, pollMs: 200 });
     expect(await s.r.accounts.get('slowly')).toBeUndefined();
+  });
+
+  it('does nothing for an erase annotation that is neither all nor keep-history, and says so', async () => {
+    const key = await s.account({ name: 'typo', plan: 'enterprise' });
+    const archived = await archivedJob(key);
+    const typo = await s.admin.getAccount('typo');
+    await s.r.accounts.update({
+      ...typo,
+      metadata: { ...typo.metadata, annotations: { [ERASE_ANNOTATION]: 'keep_history' } },
+    });
+    const condition = async () =>
+      (await s.r.accounts.get('typo'))?.status?.conditions?.find((c) => c.type === 'Erased');
+    await eventually(async () => (await condition())?.reason === 'InvalidValue', 10_000, 'the refusal');
+    expect(await condition()).toMatchObject({
+      status: 'False',
+      message: expect.stringContaining('"keep_history"'),
+    });
+    expect(await archive.getJob(archived)).toBeDefined();
+    expect(existsSync(files('jobs', archived))).toBe(true);
+    // Set right, it goes on.
+    await s.admin.deleteAccount('typo', 'all', { timeoutMs: 60_000, pollMs: 200 });
+    expect(await archive.getJob(archived)).toBeUndefined();
+  });
+
+  it("finds the webhook Secret in the chart's namespace for them, and a second run removes what a plain delete left", async () => {
+    const webhooks = `${s.kube.namespace}-webhooks`;
+    await ensureNamespace(s.kube, webhooks);
+    await s.account({ name: 'helmed' });
+    const owner = { name: 'helmed', uid: (await s.admin.getAccount('helmed')).metadata.uid };
+    await new WebhookSecrets({ kube: s.kube, namespace: webhooks }).ensure('helmed', owner);
+    const out = await genjobs('accounts', 'delete', 'helmed', '-o', 'json');
+    expect(JSON.parse(out.stdout)).toMatchObject({ webhookSecretNamespaces: [webhooks], history: 'erased' });
+    expect(await getSecret(s.kube, webhookSecretName('helmed'), webhooks)).toBeUndefined();
+
+    // An Account deleted by hand leaves its keys and Secret: the command removes them.
+    await s.account({ name: 'leftover' });
+    await new WebhookSecrets({ kube: s.kube, namespace: webhooks }).ensure('leftover', {
+      name: 'leftover',
+      uid: (await s.admin.getAccount('leftover')).metadata.uid,
+    });
+    await s.r.accounts.delete('leftover');
+    const again = await genjobs('accounts', 'delete', 'leftover');
+    expect(again.stdout).toMatch(
+      /^account leftover was already deleted; removed what was left: 1 key revoked, its webhook secret deleted/,
+    );
+    expect(await s.admin.listKeys('leftover')).toEqual([]);
+    const third = await genjobs('accounts', 'delete', 'leftover').catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(third).toMatchObject({ code: 2, stderr: expect.stringContaining('account leftover not found') });
   });
 });

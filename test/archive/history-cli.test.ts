@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -130,4 +133,63 @@ it('genjobs history without an archive, or with one it cannot reach, says so in 
   expect(err.code).toBe(2);
   expect(err.stderr).toMatch(/^genjobs: the job archive is unavailable: .*ECONNREFUSED/);
   expect(err.stderr.trim().split('\n')).toHaveLength(1);
+});
+
+it("genjobs history erase deletes an account's rows created before a time, and their files, where the blob store is", async () => {
+  const archive = new Archive(postgresClient({ connectionString: pg.url }));
+  await archive.upsertJobs([
+    finishedJob('gone-1', { account: 'departed', createdAt: '2026-11-20T10:00:00Z' }),
+    finishedJob('gone-2', { account: 'departed', createdAt: '2026-11-21T10:00:00Z' }),
+    finishedJob('newer', { account: 'departed', createdAt: '2026-11-25T10:00:00Z' }),
+  ]);
+  const dir = await mkdtemp(join(tmpdir(), 'genjobs-erase-'));
+  for (const id of ['gone-1', 'gone-2', 'newer']) {
+    await mkdir(join(dir, 'objects', 'jobs', id), { recursive: true });
+    await writeFile(join(dir, 'objects', 'jobs', id, 'out.png'), 'x');
+  }
+  const blobEnv = { GENJOBS_BLOB_DIR: dir, GENJOBS_BLOB_SECRET: 'a'.repeat(32) };
+  const erase = (...args: string[]) =>
+    run(
+      process.execPath,
+      [join(REPO_ROOT, 'src', 'cli.ts'), 'history', '--archive-url', pg.url, 'erase', ...args],
+      {
+        env: { ...process.env, GENJOBS_ARCHIVE: 'off', ...blobEnv },
+      },
+    );
+  // A newer account of that name keeps its own: the time given is its creation.
+  const out = await erase('--account', 'departed', '--created-before', '2026-11-25T00:00:00Z', '-o', 'json');
+  expect(JSON.parse(out.stdout)).toMatchObject({
+    rowsDeleted: 2,
+    createdBefore: '2026-11-25T00:00:00Z',
+    files: dir,
+  });
+  expect(await archive.getJob('gone-1')).toBeUndefined();
+  expect(await archive.getJob('newer')).toBeDefined();
+  expect(existsSync(join(dir, 'objects', 'jobs', 'gone-2'))).toBe(false);
+  expect(existsSync(join(dir, 'objects', 'jobs', 'newer', 'out.png'))).toBe(true);
+
+  // Refused, with nothing deleted: no time, a time it cannot read, a blob folder not here.
+  await expect(erase('--account', 'departed')).rejects.toMatchObject({ code: 2 });
+  await expect(erase('--account', 'departed', '--created-before', 'yesterday')).rejects.toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/RFC 3339 time/),
+  });
+  const elsewhere = run(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'src', 'cli.ts'),
+      'history',
+      '--archive-url',
+      pg.url,
+      'erase',
+      '--account',
+      'departed',
+      '--created-before',
+      'now',
+    ],
+    { env: { ...process.env, GENJOBS_ARCHIVE: 'off', ...blobEnv, GENJOBS_BLOB_DIR: join(dir, 'nope') } },
+  );
+  await expect(elsewhere).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/is not here/) });
+  expect(await archive.getJob('newer')).toBeDefined();
+  await archive.close();
 });

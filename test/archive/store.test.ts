@@ -157,12 +157,15 @@ for (const make of [pglite, postgres]) {
         }) as Upload;
       await archive.upsertUploads([upload('u-mine', 'gone', at(150)), upload('u-old', 'gone', at(5))]);
       const rows = async (limit: number) =>
-        (await archive.accountRows('gone', at(50), limit)).map((r) => `${r.kind}:${r.id}`).sort();
+        (await archive.accountRows('gone', { since: at(50) }, limit)).map((r) => `${r.kind}:${r.id}`).sort();
       expect(await rows(10)).toEqual(['job:mine-1', 'job:mine-2', 'upload:u-mine']);
+      const before = await archive.accountRows('gone', { before: at(100) }, 10);
+      expect(before.map((r) => r.id).sort()).toEqual(['namesake', 'u-old']);
+      expect(before.find((r) => r.id === 'u-old')?.objectKey).toBe('k');
       expect(await rows(2)).toHaveLength(2);
-      expect(await archive.deleteRows(await archive.accountRows('gone', at(50), 10))).toBe(3);
+      expect(await archive.deleteRows(await archive.accountRows('gone', { since: at(50) }, 10))).toBe(3);
       expect(await rows(10)).toEqual([]);
-      expect((await archive.accountRows('gone', undefined, 10)).map((r) => r.id).sort()).toEqual([
+      expect((await archive.accountRows('gone', {}, 10)).map((r) => r.id).sort()).toEqual([
         'namesake',
         'u-old',
       ]);

@@ -1,7 +1,14 @@
+import { eraseAccountHistory } from '../../archive/erase.ts';
 import type { ArchiveStore } from '../../archive/store.ts';
-import { jobPrefix, uploadFolder } from '../../blob/keys.ts';
+import { uploadFolder } from '../../blob/keys.ts';
 import type { BlobStore } from '../../blob/store.ts';
-import { ERASED_CONDITION, erasedReason, eraseMode } from '../../jobs/labels.ts';
+import {
+  ERASE_ANNOTATION,
+  ERASED_CONDITION,
+  type EraseMode,
+  erasedReason,
+  eraseMode,
+} from '../../jobs/labels.ts';
 import { retryOnConflict } from '../../k8s/cas.ts';
 import type { EventRecorder } from '../../k8s/events.ts';
 import type { Informer } from '../../k8s/informer.ts';
@@ -26,9 +33,7 @@ export interface AccountEraserDeps {
   now?: () => number;
 }
 
-/** Archive rows per pass: their files are deleted before the rows, a pass cut short is done again. */
-const ROWS_PER_PASS = 500;
-/** Deletes at once (resources, or files: a store such as S3 throttles a burst of thousands). */
+/** Resources deleted at once. */
 const CONCURRENCY = 16;
 
 /**
@@ -56,7 +61,23 @@ export class AccountEraser {
     const mode = eraseMode(account);
     if (!mode) return undefined;
     const done = account.status?.conditions?.find((c) => c.type === ERASED_CONDITION);
-    if (done?.status === 'True' && done.reason === erasedReason(mode)) return undefined;
+    if (done?.reason === erasedReason(mode)) return undefined;
+    if (mode === 'invalid') {
+      const value = account.metadata.annotations?.[ERASE_ANNOTATION];
+      const message = `${ERASE_ANNOTATION} is "${value}": "all" or "keep-history"; nothing is erased until it is one of them (its keys are refused meanwhile)`;
+      await this.setErased(account, 'False', mode, message);
+      d.log.warn(
+        { account: name, value },
+        'an account marked for erasing with an unknown value; nothing erased',
+      );
+      void d.events.record(
+        { apiVersion: API_VERSION, kind: 'Account', name, uid: account.metadata.uid },
+        'Warning',
+        'EraseRefused',
+        message,
+      );
+      return undefined;
+    }
 
     // Live jobs and uploads, from the caches: the api may make one more after they were
     // read (a submit accepted just before its key went), which the next pass deletes.
@@ -79,27 +100,20 @@ export class AccountEraser {
 
     let rows = 0;
     if (mode === 'all') {
-      if (d.archive) rows = await this.eraseHistory(d.archive, account);
+      if (d.archive)
+        rows = await eraseAccountHistory(d.archive, d.blob, name, {
+          since: account.metadata.creationTimestamp,
+        });
       await d.blob.deletePrefix(`uploads/${uploadFolder(account.metadata.uid ?? '')}/`);
     }
-    await retryOnConflict(async () => {
-      const fresh = await d.accounts.get(name);
-      if (!fresh || fresh.metadata.uid !== account.metadata.uid) return;
-      const conditions = setCondition(
-        fresh.status?.conditions,
-        {
-          type: ERASED_CONDITION,
-          status: 'True',
-          reason: erasedReason(mode),
-          message:
-            mode === 'all'
-              ? 'its jobs, uploads, files and history are erased: delete the Account'
-              : 'its live jobs and uploads are erased (the history stays until its retention): delete the Account',
-        },
-        new Date(d.now?.() ?? Date.now()),
-      );
-      await d.accounts.updateStatus({ ...fresh, status: { ...fresh.status, conditions } });
-    });
+    await this.setErased(
+      account,
+      'True',
+      mode,
+      mode === 'all'
+        ? 'its jobs, uploads, files and history are erased: delete the Account'
+        : 'its live jobs and uploads are erased (the history stays until its retention): delete the Account',
+    );
     d.log.info({ account: name, mode, archivedRows: rows }, 'erased an account');
     void d.events.record(
       { apiVersion: API_VERSION, kind: 'Account', name, uid: account.metadata.uid },
@@ -110,19 +124,24 @@ export class AccountEraser {
     return undefined;
   }
 
-  /** Deletes the account's archived rows, each job's files first; returns how many rows went. */
-  private async eraseHistory(archive: ArchiveStore, account: Account): Promise<number> {
-    const name = account.metadata.name ?? '';
-    let total = 0;
-    for (;;) {
-      const rows = await archive.accountRows(name, account.metadata.creationTimestamp, ROWS_PER_PASS);
-      await inBatches(
-        rows.filter((r) => r.kind === 'job'),
-        (r) => this.d.blob.deletePrefix(jobPrefix(r.id)),
+  /** Sets the Account's `Erased` condition, on its current copy (the ledger writes its status too). */
+  private async setErased(
+    account: Account,
+    status: 'True' | 'False',
+    mode: EraseMode | 'invalid',
+    message: string,
+  ): Promise<void> {
+    const d = this.d;
+    await retryOnConflict(async () => {
+      const fresh = await d.accounts.get(account.metadata.name ?? '');
+      if (!fresh || fresh.metadata.uid !== account.metadata.uid) return;
+      const conditions = setCondition(
+        fresh.status?.conditions,
+        { type: ERASED_CONDITION, status, reason: erasedReason(mode), message },
+        new Date(d.now?.() ?? Date.now()),
       );
-      if (rows.length > 0) total += await archive.deleteRows(rows);
-      if (rows.length < ROWS_PER_PASS) return total;
-    }
+      await d.accounts.updateStatus({ ...fresh, status: { ...fresh.status, conditions } });
+    });
   }
 }
 

@@ -1,6 +1,6 @@
 import type { WebhookSecrets } from '../../accounts/webhook-secret.ts';
 import { eraseMode } from '../../jobs/labels.ts';
-import { isConflict } from '../../k8s/errors.ts';
+import { isConflict, isNotFound } from '../../k8s/errors.ts';
 import type { EventRecorder } from '../../k8s/events.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
@@ -114,6 +114,7 @@ export class WebhookReconciler {
     try {
       return await this.d.jobs.updateStatus({ ...job, status: { ...job.status, webhook } });
     } catch (err) {
+      if (isNotFound(err)) return undefined;
       if (!isConflict(err)) throw err;
       return this.d.jobs.get(job.metadata.name ?? '');
     }
@@ -146,6 +147,9 @@ export class WebhookReconciler {
         await d.jobs.updateStatus({ ...current, status: { ...current.status, webhook: next } });
         break;
       } catch (err) {
+        // Deleted while its delivery was in flight (an erased account, a delete by hand): no
+        // record to keep.
+        if (isNotFound(err)) return undefined;
         if (!isConflict(err) || writes >= MAX_WRITES) throw err;
         current = await d.jobs.get(jobId);
         // Someone recorded an outcome since (the other replica before a hand-over): theirs stands.
