@@ -117,6 +117,8 @@ export interface AppErrorOptions {
   errors?: FieldError[];
   /** Seconds after which a retry makes sense; sent as Retry-After. */
   retryAfterSeconds?: number;
+  /** Whether this one may succeed when retried, where its code's rule does not say (a 402 while credit is on its way back). */
+  retryable?: boolean;
   cause?: unknown;
 }
 
@@ -125,6 +127,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly errors: FieldError[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly #retryable: boolean | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -132,6 +135,7 @@ export class AppError extends Error {
     this.code = code;
     this.errors = options.errors;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.#retryable = options.retryable;
   }
 
   get status(): number {
@@ -139,6 +143,6 @@ export class AppError extends Error {
   }
 
   get retryable(): boolean {
-    return isRetryable(this.code);
+    return this.#retryable ?? isRetryable(this.code);
   }
 }

@@ -384,8 +384,11 @@ function tagOf(path: string): string {
   return 'service';
 }
 
-/** Statuses that come with Retry-After (rate and concurrency limits, outages). */
-const RETRY_AFTER = new Set([408, 429, 503]);
+/**
+ * Statuses that come with Retry-After (rate and concurrency limits, outages; a 402 while
+ * other api replicas' credit leases may give credit back).
+ */
+const RETRY_AFTER = new Set([402, 408, 429, 503]);
 
 /** A path template as a regular expression: `{slug}` spans segments, other parameters one. */
 function templateRegex(path: string): RegExp {

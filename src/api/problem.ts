@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, type ErrorCode, httpStatus, isRetryable } from '../errors.ts';
+import { AppError, type ErrorCode, httpStatus } from '../errors.ts';
 import { ApiserverUnavailable, isConflict, isUnavailable, statusCode } from '../k8s/errors.ts';
 import { locals } from './request.ts';
 
@@ -126,7 +126,7 @@ export function problemBody(e: AppError, requestId: string) {
     detail: e.message,
     code: e.code,
     requestId,
-    retryable: isRetryable(e.code),
+    retryable: e.retryable,
     ...(e.errors ? { errors: e.errors } : {}),
   };
 }

@@ -1093,6 +1093,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (the caller's own x-request-id when it is 8–128 of A-Z a-z 0-9 . _ : -), in every log line of the request */
                     "x-request-id"?: string;
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

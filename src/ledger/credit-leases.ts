@@ -88,13 +88,13 @@ export class CreditLeases {
         await this.reclaim(account);
         continue;
       }
-      throw insufficient(cost, refused);
+      throw this.insufficient(account, cost, refused);
     }
     // Every lease it waited for was drawn by other submits first. A balance that cannot pay
     // for it any more is a 402 as above; an ample one (leases arriving spent under heavy
     // load) means the same submit succeeds a moment later, so it is told to retry.
     const balance = this.o.ledger.knownBalance(account);
-    if (balance !== undefined && balance < cost) throw insufficient(cost, balance);
+    if (balance !== undefined && balance < cost) throw this.insufficient(account, cost, balance);
     throw new AppError('UNAVAILABLE', 'no credit lease had room for the job in time; please retry', {
       retryAfterSeconds: 1,
     });
@@ -258,15 +258,38 @@ export class CreditLeases {
     );
   }
 
+  /**
+   * The 402 for a job the balance cannot pay for. While leases of other api replicas are
+   * open, what they hold unused comes back when their term ends: then it is retryable,
+   * with Retry-After at the soonest of their ends (a client that trusts `retryable` would
+   * otherwise give up on credit it has).
+   */
+  private insufficient(account: string, cost: number, balance: number): AppError {
+    const now = this.now();
+    const mine = new Set((this.open.get(account) ?? []).map((l) => l.id));
+    let held = 0;
+    let soonest: number | undefined;
+    for (const [id, l] of Object.entries(this.o.ledger.freshest(account)?.status?.leases ?? {})) {
+      const end = Date.parse(l.expiresAt);
+      if (mine.has(id) || !(end > now)) continue;
+      held += l.amount - Object.values(l.refunded ?? {}).reduce((a, b) => a + b, 0);
+      soonest = Math.min(soonest ?? end, end);
+    }
+    const message = `the job costs ${cost} micro-cents and the balance is ${balance}`;
+    if (soonest === undefined || balance + held < cost) return new AppError('INSUFFICIENT_BALANCE', message);
+    const retryAfterSeconds = Math.min(MAX_LEASE_WAIT_S, Math.max(1, Math.ceil((soonest - now) / 1000) + 1));
+    return new AppError(
+      'INSUFFICIENT_BALANCE',
+      `${message}; other api replicas hold up to ${held} in credit leases, whose unused part returns within ${retryAfterSeconds} s`,
+      { retryable: true, retryAfterSeconds },
+    );
+  }
+
   /** Retires every lease now (shutdown), so their remainders go back before the process ends. */
   retireAll(): void {
     for (const leases of [...this.open.values()]) for (const l of leases) void this.retire(l);
   }
 }
 
-function insufficient(cost: number, balance: number): AppError {
-  return new AppError(
-    'INSUFFICIENT_BALANCE',
-    `the job costs ${cost} micro-cents and the balance is ${balance}`,
-  );
-}
+/** The longest Retry-After of a 402 while other replicas' leases are open (their term and slack). */
+const MAX_LEASE_WAIT_S = 30;

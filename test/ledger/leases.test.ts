@@ -4,8 +4,11 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, REPO_ROOT } from '../../src/dev/controlplane.ts';
+import type { AppError } from '../../src/errors.ts';
 import type { GenerationJob } from '../../src/k8s/types.ts';
+import { CreditLeases } from '../../src/ledger/credit-leases.ts';
 import { leaseFit } from '../../src/ledger/fit.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
 import { imbalance } from '../../src/ledger/ops.ts';
 import { eventually, kubeconfigPath } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
@@ -285,6 +288,51 @@ describe('credit leases', () => {
     );
     const status = (await account('lagging')).status;
     expect([status?.balanceMicroCents, imbalance(status)]).toEqual([10_000_000, 0]);
+  });
+
+  it("a replica's 402 is retryable, with Retry-After, while another replica's lease holds credit that would pay", async () => {
+    const grant = 33 * COST; // ample for replica A's first lease: the cost and 8 more
+    await s.admin.createAccount({ name: 'split', plan: 'enterprise', grantMicroCents: grant });
+    await eventually(
+      async () => (await account('split')).status?.balanceMicroCents === grant,
+      5_000,
+      'grant',
+    );
+    const replica = () =>
+      new CreditLeases({ ledger: new Ledger({ accounts: s.r.accounts }), termMs: 20_000 });
+    const [a, b] = [replica(), replica()];
+    (await a.draw('split', COST)).done('created');
+    const leased = Object.values((await account('split')).status?.leases ?? {});
+    expect(leased.map((l) => l.amount)).toEqual([9 * COST]);
+    // B draws the rest of the balance, then finds the account short.
+    let refusal: AppError | undefined;
+    for (let i = 0; i < 40 && !refusal; i++) {
+      await b.draw('split', COST).then(
+        (d) => d.done('created'),
+        (err: AppError) => {
+          refusal = err;
+        },
+      );
+    }
+    expect(refusal).toMatchObject({ code: 'INSUFFICIENT_BALANCE', retryable: true });
+    expect(refusal?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refusal?.retryAfterSeconds).toBeLessThanOrEqual(30);
+    expect(refusal?.message).toMatch(/other api replicas hold up to 1206000 in credit leases/);
+    // A gives its unused credit back: a retry is paid (on a fresh replica: these ledgers have
+    // no Account cache, so B's would decide from its own last write).
+    a.retireAll();
+    b.retireAll();
+    await eventually(
+      async () => ((await account('split')).status?.balanceMicroCents ?? 0) >= COST,
+      5_000,
+      'the release',
+    );
+    (await replica().draw('split', COST)).done('created');
+    // With no other lease open, a 402 is final.
+    const final = await replica()
+      .draw('split', 100 * COST)
+      .catch((err: AppError) => err);
+    expect(final).toMatchObject({ code: 'INSUFFICIENT_BALANCE', retryable: false });
   });
 
   it('a cancel racing the start wins or loses cleanly: a cancelled job never ran, and no output survives', async () => {
