@@ -11,6 +11,7 @@ import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { crInformer } from '../k8s/cr-informer.ts';
 import { EventRecorder } from '../k8s/events.ts';
+import { PROBE_JOB } from '../k8s/health.ts';
 import { resources } from '../k8s/resources.ts';
 import { type Account, type ApiKey, type GenerationJob, isTerminal, type Upload } from '../k8s/types.ts';
 import { CreditLeases } from '../ledger/credit-leases.ts';
@@ -122,7 +123,11 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     ledger,
     termMs: config.GENJOBS_LEASE_TERM,
     now,
-    onError: (err) => log.warn({ err }, 'a credit lease write failed; the controller settles the lease'),
+    onError: (err) =>
+      // An account deleted meanwhile (`genjobs accounts delete`) has no lease left to settle.
+      err instanceof AppError && err.code === 'UNAUTHORIZED_ACCESS'
+        ? log.info({ err: err.message }, 'a credit lease of a deleted account was not released')
+        : log.warn({ err }, 'a credit lease write failed; the controller settles the lease'),
   });
   const archive = deps.archive ?? (await openArchive(config, log));
   const hub = new StreamHub({
@@ -141,6 +146,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     money: new Money(jobs, (name) => ledger.freshest(name)),
     catalog,
     plans: config.GENJOBS_PLANS,
+    maxLiveJobs: config.GENJOBS_MAX_LIVE_JOBS,
     gate,
     firstFinishIn,
     webhookPolicy: { allowPrivateTargets: config.GENJOBS_WEBHOOK_ALLOW_PRIVATE },
@@ -181,7 +187,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   await Promise.all([...informers.map((i) => i.start()), watcher.start()]);
   // Readiness follows the apiserver too: a submit needs it, and a load balancer should send
   // clients to a replica that can answer rather than one whose calls time out.
-  const stopProbe = kube.health.watch(() => r.jobs.list({ limit: 1 }), config.GENJOBS_KUBE_PROBE_INTERVAL);
+  const stopProbe = kube.health.watch(() => r.jobs.get(PROBE_JOB), config.GENJOBS_KUBE_PROBE_INTERVAL);
   const notReady = () =>
     !informers.every((i) => i.synced)
       ? 'caches not synced'

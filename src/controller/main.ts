@@ -12,6 +12,7 @@ import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { crInformer } from '../k8s/cr-informer.ts';
 import { EventRecorder } from '../k8s/events.ts';
+import { PROBE_JOB } from '../k8s/health.ts';
 import type { InformerStats } from '../k8s/informer.ts';
 import { LeaderElector } from '../k8s/leader.ts';
 import { podInformer } from '../k8s/pods.ts';
@@ -374,7 +375,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   // Serving before the caches sync: the first list of a large cluster may take longer than
   // the startup probe waits, and /healthz must not restart a controller that is listing.
   // /readyz says "caches not synced" meanwhile.
-  const stopProbe = kube.health.watch(() => r.jobs.list({ limit: 1 }), config.GENJOBS_KUBE_PROBE_INTERVAL);
+  const stopProbe = kube.health.watch(() => r.jobs.get(PROBE_JOB), config.GENJOBS_KUBE_PROBE_INTERVAL);
   const health = await healthServer({
     host: config.HOST,
     port: config.GENJOBS_CONTROLLER_PORT,

@@ -66,3 +66,11 @@ export class ApiserverHealth {
     };
   }
 }
+
+/**
+ * What the readiness probe reads: a GenerationJob of a name no job has (ids are UUIDs), so
+ * the apiserver answers 404 at once. A read of one object gets the request deadline
+ * (GENJOBS_KUBE_TIMEOUT); a list would get the list timeout (a minute), and an idle replica
+ * would stay ready that long with the apiserver frozen.
+ */
+export const PROBE_JOB = 'genjobs-readiness-probe';

@@ -124,6 +124,21 @@ describe('per-account caps on live resources', () => {
     expect((await s.r.uploads.list()).items.filter((u) => u.spec.account === 'uploader')).toHaveLength(2);
   });
 
+  it('holds the live-jobs cap against a burst that starts without credit leased (12 at once get 2)', async () => {
+    const key = await s.account({ name: 'rush', plan: 'enterprise' });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        s.call('/v1/jobs/submit', { method: 'POST', key, json: { model, input: { prompt: `rush ${i}` } } }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((x) => x === 200)).toHaveLength(2);
+    expect(statuses.filter((x) => x === 429)).toHaveLength(10);
+    const refused = await answers.find((a) => a.status === 429)!.json();
+    expect(refused).toMatchObject({ code: 'CONCURRENT_JOBS_EXCEEDED', retryable: true });
+    expect((await s.r.jobs.list()).items.filter((j) => j.spec.account === 'rush')).toHaveLength(2);
+  });
+
   it('counts every presign of a burst, not only those its cache shows: 20 at once get 2 places of 25 MB', async () => {
     const key = await s.account({ name: 'burst' });
     const answers = await Promise.all(

@@ -26,6 +26,8 @@ let cp: ControlPlane;
 let dir: string;
 let admin: Kube;
 let api: RunningApi;
+/** A second api replica no client calls: its readiness follows the apiserver by its probe alone. */
+let idle: RunningApi;
 let controller: RunningController;
 let key: string;
 
@@ -67,12 +69,20 @@ beforeAll(async () => {
   const kube = fromKubeConfig(loadKubeConfig(cp.kubeconfigPath), NS, kubeDeadlines(config));
   api = await startApi({ config, kube, log: silentLogger() });
   controller = await startController({ config, kube, log: silentLogger() });
+  const idlePort = await freePort();
+  idle = await startApi({
+    config: { ...config, PORT: idlePort, GENJOBS_PUBLIC_URL: `http://127.0.0.1:${idlePort}` },
+    kube: fromKubeConfig(loadKubeConfig(cp.kubeconfigPath), NS, kubeDeadlines(config)),
+    log: silentLogger(),
+  });
   await eventually(async () => (await fetch(`${api.url}/readyz`)).ok, 20_000, 'api ready');
+  await eventually(async () => (await fetch(`${idle.url}/readyz`)).ok, 20_000, 'idle api ready');
 });
 
 afterAll(async () => {
   if (cp?.pids.apiServer) thaw();
   await controller?.stop();
+  await idle?.stop();
   await api?.stop();
   await cp?.stop();
   await rm(dir, { recursive: true, force: true });
@@ -133,6 +143,8 @@ describe('a frozen kube-apiserver', () => {
 
       await eventually(async () => (await status(api.url)) === 503, 10_000, 'api /readyz 503');
       await eventually(async () => (await status(controller.url)) === 503, 10_000, 'controller /readyz 503');
+      // A replica without traffic learns it from its probe, within a deadline and an interval.
+      await eventually(async () => (await status(idle.url)) === 503, 10_000, 'idle api /readyz 503');
       const readyz = (await (await fetch(`${api.url}/readyz`)).json()) as { reason?: string };
       expect(readyz.reason).toMatch(/apiserver unreachable/);
     } finally {

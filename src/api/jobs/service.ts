@@ -22,6 +22,7 @@ import type { CreditLeases, Draw } from '../../ledger/credit-leases.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import type { Money } from '../../ledger/money.ts';
 import type { TargetPolicy } from '../../webhooks/address.ts';
+import { liveJobsExceeded } from '../limits/limits.ts';
 import { knownError } from '../problem.ts';
 import { owns, type Principal } from '../request.ts';
 import { JobHistory } from './history.ts';
@@ -39,6 +40,8 @@ export interface JobServiceOptions {
   money: Money;
   catalog: () => Catalog;
   plans: Record<string, number>;
+  /** Unfinished jobs an account may have at once (GENJOBS_MAX_LIVE_JOBS; 0 or absent: no cap but the plan's). */
+  maxLiveJobs?: number;
   /** The accounts' unfinished jobs, this process's own writes included (the live-jobs cap reads it too). */
   gate: PlanGate;
   /** Seconds until the account's first unfinished job should end (QueueView.firstFinishIn). */
@@ -193,10 +196,17 @@ export class JobService {
     } catch (err) {
       throw notQueued(err);
     }
-    const slot = this.gate.enter(accountName, jobId, maxConcurrent);
+    // The live-jobs cap (GENJOBS_MAX_LIVE_JOBS) is checked again here, with the plan's, in
+    // the same step that takes the slot: the request's early check ran before the draw's
+    // wait, so a burst of submits had all passed it before any of them entered.
+    const liveCap = this.o.maxLiveJobs ?? 0;
+    const cap = liveCap > 0 ? Math.min(maxConcurrent, liveCap) : maxConcurrent;
+    const slot = this.gate.enter(accountName, jobId, cap);
     if (!slot.ok) {
       draw?.done('absent');
-      throw this.busy(accountName, slot.active, account.spec.plan, maxConcurrent, variant);
+      throw cap < maxConcurrent
+        ? liveJobsExceeded(slot.active, this.o.firstFinishIn(accountName) ?? 30)
+        : this.busy(accountName, slot.active, account.spec.plan, maxConcurrent, variant);
     }
     let job: GenerationJob;
     try {

@@ -7,6 +7,15 @@ import type { Principal } from '../request.ts';
 import { TokenBuckets } from './token-bucket.ts';
 import { uploadUsage } from './usage.ts';
 
+/** The refusal of a submit past the live-jobs cap (GENJOBS_MAX_LIVE_JOBS). */
+export function liveJobsExceeded(live: number, retryAfterSeconds: number): AppError {
+  return new AppError(
+    'CONCURRENT_JOBS_EXCEEDED',
+    `the account has ${live} unfinished jobs, the most it may have at once; try again in ${retryAfterSeconds} s`,
+    { retryAfterSeconds },
+  );
+}
+
 /** Local memory is a bridge until the cache shows a write; past this it is dropped. */
 const BRIDGE_MS = 30_000;
 
@@ -90,15 +99,8 @@ export class RequestLimits {
     const cap = this.o.settings.maxLiveJobs;
     if (cap <= 0) return;
     const live = this.o.unfinishedJobs(account);
-    if (live >= cap) {
-      // Undefined only while the cache has not seen the account's jobs: half a minute.
-      const retryAfterSeconds = this.o.firstFinishIn?.(account) ?? 30;
-      throw new AppError(
-        'CONCURRENT_JOBS_EXCEEDED',
-        `the account has ${live} unfinished jobs, the most it may have at once; try again in ${retryAfterSeconds} s`,
-        { retryAfterSeconds },
-      );
-    }
+    // Undefined only while the cache has not seen the account's jobs: half a minute.
+    if (live >= cap) throw liveJobsExceeded(live, this.o.firstFinishIn?.(account) ?? 30);
   }
 
   /**
