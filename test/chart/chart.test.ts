@@ -745,6 +745,7 @@ describe('optional parts', () => {
       'GenjobsJobsStuckPending',
       'GenjobsWebhookFailures',
       'GenjobsControllerNotLeading',
+      'GenjobsControllerSeveralLeaders',
       'GenjobsCatalogReloadFailing',
       'GenjobsLedgerImbalanced',
       'GenjobsReconcileErrors',
