@@ -182,7 +182,7 @@ export class AccountAdmin {
       /** Runs once the data is erased, before the Account goes (the CLI deletes the webhook Secret). */
       beforeDelete?: () => Promise<void>;
     },
-  ): Promise<{ keysRevoked: number; alreadyGone?: boolean }> {
+  ): Promise<{ keysRevoked: number; alreadyGone?: { jobsLeft: number; uploadsLeft: number } }> {
     const found = await this.r.accounts.get(name);
     const keys = await this.listKeys(name);
     await Promise.all(keys.map((k) => this.r.apiKeys.delete(k.metadata.name ?? '')));
@@ -190,7 +190,16 @@ export class AccountAdmin {
       // Deleted already (a run whose last step went, or a plain delete): what it left of its
       // own (keys, the Secret) still goes; without the Account there is nothing to erase by.
       await options.beforeDelete?.();
-      return { keysRevoked: keys.length, alreadyGone: true };
+      // Its jobs and uploads are the controller's to delete (with their Pods and files),
+      // which it does for a marked Account only: counted, for the admin to be told.
+      const [jobs, uploads] = await Promise.all([
+        this.r.jobs.listAll({ fieldSelector: `spec.account=${name}` }),
+        this.r.uploads.listAll({ labelSelector: `${ACCOUNT_LABEL}=${name}` }),
+      ]);
+      return {
+        keysRevoked: keys.length,
+        alreadyGone: { jobsLeft: jobs.length, uploadsLeft: uploads.length },
+      };
     }
     const account = found;
     const marked = await retryOnConflict(async () => {

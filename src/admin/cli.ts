@@ -337,6 +337,8 @@ export function registerAdminCommands(program: Command): void {
           ? [secretNamespace]
           : [kube.namespace, `${kube.namespace}-webhooks`];
         const secretsDeletedIn: string[] = [];
+        /** Namespaces looked in by guess that these credentials may not touch. */
+        const unreadable: string[] = [];
         const interrupted = () => {
           console.error(
             `genjobs: interrupted; the controller goes on erasing account ${name}: run the command again to finish`,
@@ -352,20 +354,26 @@ export function registerAdminCommands(program: Command): void {
             beforeDelete: async () => {
               for (const namespace of secretNamespaces) {
                 const secrets = new WebhookSecrets({ kube, namespace });
-                const deleted = await secrets
-                  .delete(name)
-                  .catch((err: unknown) =>
-                    secretNamespace === undefined && isForbidden(err) ? false : Promise.reject(err),
-                  );
+                const deleted = await secrets.delete(name).catch((err: unknown) => {
+                  if (secretNamespace !== undefined || !isForbidden(err)) throw err;
+                  unreadable.push(namespace);
+                  return false;
+                });
                 if (deleted) secretsDeletedIn.push(namespace);
               }
             },
           })
           .finally(() => process.off('SIGINT', interrupted));
-        if (alreadyGone && keysRevoked === 0 && secretsDeletedIn.length === 0)
+        const historyHint = `its archived history, if any, goes with \`genjobs history erase --account ${name} --created-before now\` where the api runs`;
+        const left = alreadyGone && alreadyGone.jobsLeft + alreadyGone.uploadsLeft > 0;
+        if (left)
+          console.error(
+            `genjobs: ${alreadyGone.jobsLeft} jobs and ${alreadyGone.uploadsLeft} uploads of account ${name} are still in the cluster (deleting an Account by hand leaves them): \`kubectl -n ${kube.namespace} delete gj,upl -l genjobs.io/account=${name}\` removes them with their Pods and files; ${historyHint}`,
+          );
+        else if (alreadyGone && keysRevoked === 0 && secretsDeletedIn.length === 0)
           throw new AppError(
             'NOT_FOUND',
-            `account ${name} not found (nothing of it is left: no keys, no webhook secret)`,
+            `account ${name} not found: nothing of it is left in the cluster; ${historyHint}`,
           );
         const result = {
           account: name,
@@ -373,16 +381,19 @@ export function registerAdminCommands(program: Command): void {
           webhookSecretDeleted: secretsDeletedIn.length > 0,
           webhookSecretNamespaces: secretsDeletedIn,
           history: alreadyGone ? 'unknown' : mode === 'all' ? 'erased' : 'kept',
+          ...(alreadyGone ? alreadyGone : {}),
         };
         const keysText = `${keysRevoked} key${keysRevoked === 1 ? '' : 's'} revoked`;
         const secretText = secretsDeletedIn.length
           ? `its webhook secret deleted (${secretsDeletedIn.join(', ')})`
-          : `no webhook secret found (in ${secretNamespaces.join(', ')})`;
+          : `no webhook secret found (in ${secretNamespaces.filter((n) => !unreadable.includes(n)).join(', ')}${unreadable.length ? `; not allowed to look in ${unreadable.join(', ')}: give --secret-namespace` : ''})`;
         print(o, result, () =>
           alreadyGone
-            ? `account ${name} was already deleted; removed what was left: ${keysText}, ${secretText}`
+            ? `account ${name} was already deleted; removed what was left: ${keysText}, ${secretText}${left ? ' (jobs and uploads left: see above)' : ''}`
             : `account ${name} deleted: ${keysText}, ${secretText}, its jobs, uploads and files erased, ${mode === 'all' ? 'its history erased' : 'its history kept until its retention'}`,
         );
+        // Done, but not all of it: what is left needs kubectl.
+        if (left) process.exitCode = 1;
       }),
     );
 

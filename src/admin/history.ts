@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { type ArchiveStore, ArchiveUnavailableError } from '../archive/store.ts';
 import { ConfigError } from '../config.ts';
@@ -194,23 +196,19 @@ function createdBeforeOf(v: string): string {
  * taken for an empty one (the files would stay).
  */
 async function blobOfThisProcess() {
-  const [
-    { loadConfig, blobSettings },
-    { blobConfigSchema },
-    { createBlob },
-    { createLogger },
-    { existsSync },
-  ] = await Promise.all([
-    import('../config.ts'),
-    import('../blob/config.ts'),
-    import('../blob/create.ts'),
-    import('../log.ts'),
-    import('node:fs'),
-  ]);
+  const [{ loadConfig, blobSettings }, { blobConfigSchema }, { createBlob }, { createLogger }] =
+    await Promise.all([
+      import('../config.ts'),
+      import('../blob/config.ts'),
+      import('../blob/create.ts'),
+      import('../log.ts'),
+    ]);
   const settings = blobConfigSchema.parse(blobSettings(loadConfig(process.env)));
-  if (settings.type === 'filesystem' && !existsSync(settings.dir))
+  // The store's own layout, not any folder: rows erased with their files "deleted" from the
+  // wrong folder would leave the files with nothing left to find them by.
+  if (settings.type === 'filesystem' && !existsSync(join(settings.dir, 'objects')))
     throw new ConfigError(
-      `the blob store's folder ${settings.dir} is not here (GENJOBS_BLOB_DIR): run this where the api runs (kubectl exec), whose files it deletes`,
+      `${settings.dir} is not a genjobs blob store here (no objects/ in it; GENJOBS_BLOB_DIR): run this where the api runs (kubectl exec), whose files it deletes`,
     );
   const where = settings.type === 's3' ? `s3 bucket ${settings.s3?.bucket}` : settings.dir;
   return {

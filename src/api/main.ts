@@ -10,6 +10,7 @@ import { AppError } from '../errors.ts';
 import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { crInformer } from '../k8s/cr-informer.ts';
+import { isNotFound } from '../k8s/errors.ts';
 import { EventRecorder } from '../k8s/events.ts';
 import { PROBE_JOB } from '../k8s/health.ts';
 import { resources } from '../k8s/resources.ts';
@@ -119,15 +120,18 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     limit: (principal, req) => limits.check(principal, req),
     readBody: jsonBodyReader(config.GENJOBS_BODY_LIMIT),
   });
+  // The lease this process wrote a moment ago counts before its cache shows it.
+  const money = new Money(jobs, (name) => ledger.freshest(name));
   const leases = new CreditLeases({
     ledger,
     termMs: config.GENJOBS_LEASE_TERM,
     now,
     onError: (err) =>
-      // An account deleted meanwhile (`genjobs accounts delete`) has no lease left to settle.
-      err instanceof AppError && err.code === 'UNAUTHORIZED_ACCESS'
-        ? log.info({ err: err.message }, 'a credit lease of a deleted account was not released')
+      // An account deleted meanwhile (`genjobs accounts delete`, kubectl) has no lease left to settle.
+      (err instanceof AppError && err.code === 'UNAUTHORIZED_ACCESS') || isNotFound(err)
+        ? log.info({ err: (err as Error).message }, 'a credit lease of a deleted account was not released')
         : log.warn({ err }, 'a credit lease write failed; the controller settles the lease'),
+    drawnFrom: (lease) => money.drawnFrom(lease),
   });
   const archive = deps.archive ?? (await openArchive(config, log));
   const hub = new StreamHub({
@@ -142,8 +146,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     jobCache: jobs,
     ledger,
     leases,
-    // The lease this process wrote a moment ago counts before its cache shows it.
-    money: new Money(jobs, (name) => ledger.freshest(name)),
+    money,
     catalog,
     plans: config.GENJOBS_PLANS,
     maxLiveJobs: config.GENJOBS_MAX_LIVE_JOBS,

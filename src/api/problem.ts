@@ -78,9 +78,15 @@ export function knownError(err: unknown): AppError | undefined {
  * as a 500 without one.
  */
 export function problemHandler() {
-  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const l = locals(res);
     const appError = knownError(err);
+    // The client went away mid-request (a worker stopped during its upload): no one to
+    // answer, and no fault of the service's.
+    if (!appError && (req.destroyed || (err as { code?: unknown }).code === 'ECONNRESET')) {
+      l.log?.info({ err: (err as Error).message }, 'the client went away during the request');
+      return;
+    }
     const e =
       appError ?? new AppError('INTERNAL', 'internal error; the request id identifies it in the logs');
     if (!appError) l.log?.error({ err }, 'unhandled error');

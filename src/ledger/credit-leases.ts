@@ -11,6 +11,8 @@ export interface CreditLeasesOptions {
   onLease?: (amount: number) => void;
   /** Failures to give back a remainder (the Account reconciler returns it at the close). */
   onError?: (err: unknown) => void;
+  /** What the jobs naming a lease cost (Money.drawnFrom): another replica's lease's undrawn part is its amount less that. */
+  drawnFrom?: (lease: string) => number;
 }
 
 /** Money drawn from a lease for one submit: name the lease on the job, then say how the create went. */
@@ -259,28 +261,35 @@ export class CreditLeases {
   }
 
   /**
-   * The 402 for a job the balance cannot pay for. While leases of other api replicas are
-   * open, what they hold unused comes back when their term ends: then it is retryable,
-   * with Retry-After at the soonest of their ends (a client that trusts `retryable` would
-   * otherwise give up on credit it has).
+   * The 402 for a job the balance cannot pay for. What other api replicas' leases hold
+   * undrawn (their amount less the jobs that name them) comes back: at the end of a lease's
+   * term when its replica gives it back, or at its close after the grace when the replica
+   * died. While that would pay for the job the 402 is retryable, with Retry-After at the
+   * soonest of those moments, at most 30 s (a client that trusts `retryable` would otherwise
+   * give up on credit it has).
    */
   private insufficient(account: string, cost: number, balance: number): AppError {
     const now = this.now();
     const mine = new Set((this.open.get(account) ?? []).map((l) => l.id));
-    let held = 0;
+    let undrawn = 0;
     let soonest: number | undefined;
     for (const [id, l] of Object.entries(this.o.ledger.freshest(account)?.status?.leases ?? {})) {
+      if (mine.has(id)) continue;
+      const left = l.amount - (this.o.drawnFrom?.(id) ?? 0);
+      if (left <= 0) continue;
+      undrawn += left;
       const end = Date.parse(l.expiresAt);
-      if (mine.has(id) || !(end > now)) continue;
-      held += l.amount - Object.values(l.refunded ?? {}).reduce((a, b) => a + b, 0);
-      soonest = Math.min(soonest ?? end, end);
+      // Past its end and still open: its replica did not give it back; the close will.
+      const back = end > now ? end : now + MAX_LEASE_WAIT_S * 1000;
+      soonest = Math.min(soonest ?? back, back);
     }
     const message = `the job costs ${cost} micro-cents and the balance is ${balance}`;
-    if (soonest === undefined || balance + held < cost) return new AppError('INSUFFICIENT_BALANCE', message);
+    if (soonest === undefined || balance + undrawn < cost)
+      return new AppError('INSUFFICIENT_BALANCE', message);
     const retryAfterSeconds = Math.min(MAX_LEASE_WAIT_S, Math.max(1, Math.ceil((soonest - now) / 1000) + 1));
     return new AppError(
       'INSUFFICIENT_BALANCE',
-      `${message}; other api replicas hold up to ${held} in credit leases, whose unused part returns within ${retryAfterSeconds} s`,
+      `${message}; other api replicas' credit leases hold ${undrawn} not yet drawn, which returns to the balance when they end: retry in ${retryAfterSeconds} s`,
       { retryable: true, retryAfterSeconds },
     );
   }

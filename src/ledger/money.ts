@@ -33,6 +33,13 @@ export class Money {
     return holding(this.account(job.spec.account), job, (lease, j) => this.fits(lease, j));
   }
 
+  /** What the cached jobs naming a lease cost: what was drawn from it, as far as this cache shows. */
+  drawnFrom(lease: string): number {
+    let sum = 0;
+    for (const j of this.jobs.byIndex(BY_LEASE, lease)) sum += j.spec.costMicroCents;
+    return sum;
+  }
+
   /** The amount of an open lease of the job's account, or undefined. */
   leaseOf(job: GenerationJob): { amount: number; expiresAt: number } | undefined {
     const l = job.spec.lease ? this.account(job.spec.account)?.status?.leases?.[job.spec.lease] : undefined;

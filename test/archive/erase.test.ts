@@ -218,18 +218,30 @@ describe('genjobs accounts delete', () => {
     expect(JSON.parse(out.stdout)).toMatchObject({ webhookSecretNamespaces: [webhooks], history: 'erased' });
     expect(await getSecret(s.kube, webhookSecretName('helmed'), webhooks)).toBeUndefined();
 
-    // An Account deleted by hand leaves its keys and Secret: the command removes them.
-    await s.account({ name: 'leftover' });
+    // An Account deleted by hand leaves its keys, Secret and jobs: the command removes what
+    // the admin may (keys, Secret) and names what is left (jobs: the controller's, by kubectl).
+    const key = await s.account({ name: 'leftover', plan: 'enterprise' });
     await new WebhookSecrets({ kube: s.kube, namespace: webhooks }).ensure('leftover', {
       name: 'leftover',
       uid: (await s.admin.getAccount('leftover')).metadata.uid,
     });
+    const job = await submit(key, VIDEO, { prompt: 'left behind', duration: 8 });
     await s.r.accounts.delete('leftover');
-    const again = await genjobs('accounts', 'delete', 'leftover');
+    const again = (await genjobs('accounts', 'delete', 'leftover').catch((e: unknown) => e)) as {
+      code: number;
+      stdout: string;
+      stderr: string;
+    };
+    expect(again.code).toBe(1);
     expect(again.stdout).toMatch(
       /^account leftover was already deleted; removed what was left: 1 key revoked, its webhook secret deleted/,
     );
+    expect(again.stderr).toMatch(
+      /1 jobs and 0 uploads of account leftover are still in the cluster.*delete gj,upl -l genjobs.io\/account=leftover.*history erase --account leftover/,
+    );
     expect(await s.admin.listKeys('leftover')).toEqual([]);
+    await s.r.jobs.delete(job);
+    await eventually(async () => (await s.r.jobs.get(job)) === undefined, 10_000, 'the job deleted');
     const third = await genjobs('accounts', 'delete', 'leftover').catch(
       (e: { code: number; stderr: string }) => e,
     );

@@ -189,7 +189,28 @@ it("genjobs history erase deletes an account's rows created before a time, and t
     ],
     { env: { ...process.env, GENJOBS_ARCHIVE: 'off', ...blobEnv, GENJOBS_BLOB_DIR: join(dir, 'nope') } },
   );
-  await expect(elsewhere).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/is not here/) });
+  await expect(elsewhere).rejects.toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/is not a genjobs blob store here/),
+  });
+  // A folder that exists but is not a store (a wrong mount) is refused too: its rows would go, its files stay.
+  const empty = await mkdtemp(join(tmpdir(), 'genjobs-not-a-store-'));
+  const wrong = run(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'src', 'cli.ts'),
+      'history',
+      '--archive-url',
+      pg.url,
+      'erase',
+      '--account',
+      'departed',
+      '--created-before',
+      'now',
+    ],
+    { env: { ...process.env, GENJOBS_ARCHIVE: 'off', ...blobEnv, GENJOBS_BLOB_DIR: empty } },
+  );
+  await expect(wrong).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/no objects\/ in it/) });
   expect(await archive.getJob('newer')).toBeDefined();
   await archive.close();
 });

@@ -317,7 +317,16 @@ describe('credit leases', () => {
     expect(refusal).toMatchObject({ code: 'INSUFFICIENT_BALANCE', retryable: true });
     expect(refusal?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(refusal?.retryAfterSeconds).toBeLessThanOrEqual(30);
-    expect(refusal?.message).toMatch(/other api replicas hold up to 1206000 in credit leases/);
+    expect(refusal?.message).toMatch(/other api replicas' credit leases hold 1206000 not yet drawn/);
+    // A lease whose jobs drew it all holds nothing to come back: that 402 is final.
+    const drawnOut = await new CreditLeases({
+      ledger: new Ledger({ accounts: s.r.accounts }),
+      termMs: 20_000,
+      drawnFrom: () => 9 * COST,
+    })
+      .draw('split', COST)
+      .catch((err: AppError) => err);
+    expect(drawnOut).toMatchObject({ code: 'INSUFFICIENT_BALANCE', retryable: false });
     // A gives its unused credit back: a retry is paid (on a fresh replica: these ledgers have
     // no Account cache, so B's would decide from its own last write).
     a.retireAll();
