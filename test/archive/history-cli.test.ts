@@ -148,14 +148,14 @@ it("genjobs history erase deletes an account's rows created before a time, and t
     await writeFile(join(dir, 'objects', 'jobs', id, 'out.png'), 'x');
   }
   const blobEnv = { GENJOBS_BLOB_DIR: dir, GENJOBS_BLOB_SECRET: 'a'.repeat(32) };
-  const erase = (...args: string[]) =>
+  /** `genjobs history erase ARGS` with the blob store at `blobDir`. */
+  const eraseWith = (blobDir: string, ...args: string[]) =>
     run(
       process.execPath,
       [join(REPO_ROOT, 'src', 'cli.ts'), 'history', '--archive-url', pg.url, 'erase', ...args],
-      {
-        env: { ...process.env, GENJOBS_ARCHIVE: 'off', ...blobEnv },
-      },
+      { env: { ...process.env, GENJOBS_ARCHIVE: 'off', ...blobEnv, GENJOBS_BLOB_DIR: blobDir } },
     );
+  const erase = (...args: string[]) => eraseWith(dir, ...args);
   // A newer account of that name keeps its own: the time given is its creation.
   const out = await erase('--account', 'departed', '--created-before', '2026-11-25T00:00:00Z', '-o', 'json');
   expect(JSON.parse(out.stdout)).toMatchObject({
@@ -174,42 +174,15 @@ it("genjobs history erase deletes an account's rows created before a time, and t
     code: 2,
     stderr: expect.stringMatching(/RFC 3339 time/),
   });
-  const elsewhere = run(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'src', 'cli.ts'),
-      'history',
-      '--archive-url',
-      pg.url,
-      'erase',
-      '--account',
-      'departed',
-      '--created-before',
-      'now',
-    ],
-    { env: { ...process.env, GENJOBS_ARCHIVE: 'off', ...blobEnv, GENJOBS_BLOB_DIR: join(dir, 'nope') } },
-  );
+  const all = ['--account', 'departed', '--created-before', 'now'];
+  const elsewhere = eraseWith(join(dir, 'nope'), ...all);
   await expect(elsewhere).rejects.toMatchObject({
     code: 2,
     stderr: expect.stringMatching(/is not a genjobs blob store here/),
   });
   // A folder that exists but is not a store (a wrong mount) is refused too: its rows would go, its files stay.
   const empty = await mkdtemp(join(tmpdir(), 'genjobs-not-a-store-'));
-  const wrong = run(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'src', 'cli.ts'),
-      'history',
-      '--archive-url',
-      pg.url,
-      'erase',
-      '--account',
-      'departed',
-      '--created-before',
-      'now',
-    ],
-    { env: { ...process.env, GENJOBS_ARCHIVE: 'off', ...blobEnv, GENJOBS_BLOB_DIR: empty } },
-  );
+  const wrong = eraseWith(empty, ...all);
   await expect(wrong).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/no objects\/ in it/) });
   expect(await archive.getJob('newer')).toBeDefined();
   await archive.close();
