@@ -1,3 +1,4 @@
+import { inBatches } from '../batches.ts';
 import { jobPrefix } from '../blob/keys.ts';
 import type { BlobStore } from '../blob/store.ts';
 import type { ArchiveStore, CreatedRange } from './store.ts';
@@ -22,19 +23,10 @@ export async function eraseAccountHistory(
   let total = 0;
   for (;;) {
     const rows = await archive.accountRows(account, range, ROWS_PER_PASS);
-    for (let i = 0; i < rows.length; i += FILE_CONCURRENCY) {
-      await Promise.all(
-        rows
-          .slice(i, i + FILE_CONCURRENCY)
-          .map((r) =>
-            r.kind === 'job'
-              ? blob.deletePrefix(jobPrefix(r.id))
-              : r.objectKey
-                ? blob.delete(r.objectKey)
-                : undefined,
-          ),
-      );
-    }
+    await inBatches(rows, FILE_CONCURRENCY, async (r) => {
+      if (r.kind === 'job') await blob.deletePrefix(jobPrefix(r.id));
+      else if (r.objectKey) await blob.delete(r.objectKey);
+    });
     if (rows.length > 0) total += await archive.deleteRows(rows);
     if (rows.length < ROWS_PER_PASS) return total;
   }

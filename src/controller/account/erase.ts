@@ -1,5 +1,6 @@
 import { eraseAccountHistory } from '../../archive/erase.ts';
 import type { ArchiveStore } from '../../archive/store.ts';
+import { inBatches } from '../../batches.ts';
 import { uploadFolder } from '../../blob/keys.ts';
 import type { BlobStore } from '../../blob/store.ts';
 import {
@@ -88,8 +89,12 @@ export class AccountEraser {
       const finished = jobs.filter((j) => isTerminal(j.status?.phase));
       if (mode === 'keep-history' && d.archive && finished.length > 0)
         await d.archive.upsertJobs(finished.map(forHistory));
-      await inBatches(jobs, (j) => d.jobs.delete(j.metadata.name ?? '', { uid: j.metadata.uid }));
-      await inBatches(uploads, (u) => d.uploads.delete(u.metadata.name ?? '', { uid: u.metadata.uid }));
+      await inBatches(jobs, CONCURRENCY, (j) =>
+        d.jobs.delete(j.metadata.name ?? '', { uid: j.metadata.uid }),
+      );
+      await inBatches(uploads, CONCURRENCY, (u) =>
+        d.uploads.delete(u.metadata.name ?? '', { uid: u.metadata.uid }),
+      );
       d.log.info(
         { account: name, jobs: jobs.length, uploads: uploads.length },
         'erasing an account: deleted its live jobs and uploads',
@@ -143,9 +148,4 @@ export class AccountEraser {
       await d.accounts.updateStatus({ ...fresh, status: { ...fresh.status, conditions } });
     });
   }
-}
-
-async function inBatches<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += CONCURRENCY)
-    await Promise.all(items.slice(i, i + CONCURRENCY).map(fn));
 }

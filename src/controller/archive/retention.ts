@@ -1,4 +1,5 @@
 import type { ArchiveStore } from '../../archive/store.ts';
+import { inBatches } from '../../batches.ts';
 import { jobPrefix } from '../../blob/keys.ts';
 import type { BlobStore } from '../../blob/store.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
@@ -37,9 +38,7 @@ export class Retention {
     const d = this.d;
     const rows = await d.archive.expired(new Date(d.now() - d.retentionMs), d.batch);
     const jobs = rows.filter((r) => r.kind === 'job');
-    for (let i = 0; i < jobs.length; i += FILE_CONCURRENCY) {
-      await Promise.all(jobs.slice(i, i + FILE_CONCURRENCY).map((r) => d.blob.deletePrefix(jobPrefix(r.id))));
-    }
+    await inBatches(jobs, FILE_CONCURRENCY, (r) => d.blob.deletePrefix(jobPrefix(r.id)));
     if (rows.length > 0) {
       await d.archive.deleteRows(rows);
       d.metrics.retentionDeleted.inc({ kind: 'job' }, jobs.length);

@@ -66,6 +66,9 @@ export interface JobReconcilerDeps {
 /** How long a Pod this process deleted may still show in the cache before it is deleted again. */
 const DELETE_PATIENCE_MS = 30_000;
 
+/** How long after its end a finished job is looked at again for a lease its cache does not show. */
+const LEASE_LAG_MS = 30_000;
+
 /**
  * Reconciles one GenerationJob: reads the job, its Pod and its reservation from the
  * caches, lets {@link decide} choose, then acts. A new Pod is created before the status
@@ -73,9 +76,6 @@ const DELETE_PATIENCE_MS = 30_000;
  * rather than starting a second one); everything else happens after the status write,
  * whose compare-and-swap makes a racing cancel and this controller agree on one outcome.
  */
-/** How long after its end a finished job is looked at again for a lease its cache does not show. */
-const LEASE_LAG_MS = 30_000;
-
 export class JobReconciler {
   private readonly d: JobReconcilerDeps;
   /**
