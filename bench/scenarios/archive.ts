@@ -53,8 +53,10 @@ const ACCOUNTS = 200;
 
 export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult> {
   // Quick mode scales the history down: a million rows takes minutes on two shared cores.
-  const rows = ctx.quick ? 50_000 : 1_000_000;
-  const live = ctx.quick ? 500 : 2_000;
+  // BENCH_ARCHIVE_ROWS and BENCH_ARCHIVE_LIVE set either for experiments (a quick run with
+  // the full run's live jobs shows what the api's cache of them costs the reads).
+  const rows = Number(process.env.BENCH_ARCHIVE_ROWS ?? (ctx.quick ? 50_000 : 1_000_000));
+  const live = Number(process.env.BENCH_ARCHIVE_LIVE ?? (ctx.quick ? 500 : 2_000));
   const pg = await LocalPostgres.start();
   const done = onCleanup('postgres', () => pg.stop());
   const archive = new Archive(postgresClient({ connectionString: pg.url }));
