@@ -133,7 +133,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
         : log.warn({ err }, 'a credit lease write failed; the controller settles the lease'),
     drawnFrom: (lease) => money.drawnFrom(lease),
   });
-  const archive = deps.archive ?? (await openArchive(config, log));
+  const archive = deps.archive ?? (await openArchive(config, log, kube.namespace));
   const hub = new StreamHub({
     jobs,
     changes: queue,

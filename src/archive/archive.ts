@@ -1,4 +1,5 @@
 import type { GenerationJob, Upload } from '../k8s/types.ts';
+import { type ArchiveOwner, claimArchive } from './claim.ts';
 import { migrate } from './migrations.ts';
 import { SqlArchive } from './sql-archive.ts';
 import type { SqlClient } from './sql-client.ts';
@@ -12,6 +13,19 @@ import {
 
 const RETRY_MIGRATION_MS = 1_000;
 
+export interface ArchiveOptions {
+  /** Hears the schema versions this process applied (none when it was current). */
+  onMigrated?: (versions: number[]) => void;
+  /**
+   * The install whose rows these are: the database is claimed for it before the first use,
+   * and every use fails while another install holds it (see claim.ts). Without one (tests,
+   * the bench) nothing is claimed or checked.
+   */
+  owner?: ArchiveOwner;
+  /** Hears that this process claimed the database, or moved the claim to a rotated secret's mark. */
+  onClaimed?: (outcome: 'claimed' | 'renewed') => void;
+}
+
 /**
  * The archive as the processes use it: the schema is brought up to date before the first
  * use (not at start: a process must start and run jobs while PostgreSQL is down), a failed
@@ -22,32 +36,33 @@ export class Archive implements ArchiveStore {
   private readonly sql: SqlClient;
   private readonly store: SqlArchive;
   private migrated: Promise<void> | undefined;
-  private readonly onMigrated: ((versions: number[]) => void) | undefined;
+  private readonly o: ArchiveOptions;
 
-  /** `onMigrated`: hears the schema versions this process applied (none when it was current). */
-  constructor(sql: SqlClient, onMigrated?: (versions: number[]) => void) {
+  constructor(sql: SqlClient, o: ArchiveOptions = {}) {
     this.sql = sql;
     this.store = new SqlArchive(sql);
-    this.onMigrated = onMigrated;
+    this.o = o;
   }
 
   /**
-   * Runs pending migrations now; rejects with ArchiveUnavailableError when it cannot. A
+   * Runs pending migrations and claims the database for this install now; rejects with
+   * ArchiveUnavailableError when it cannot (another install's database included). A
    * failure is answered again for a second without another attempt, so thousands of
    * finished jobs retrying against a down server do not each open a connection.
    */
   ready(): Promise<void> {
-    this.migrated ??= migrate(this.sql).then(
-      (applied) => {
-        if (applied.length > 0) this.onMigrated?.(applied);
-      },
-      (err) => {
-        setTimeout(() => {
-          this.migrated = undefined;
-        }, RETRY_MIGRATION_MS).unref();
-        throw new ArchiveUnavailableError(err);
-      },
-    );
+    this.migrated ??= (async () => {
+      const applied = await migrate(this.sql);
+      if (applied.length > 0) this.o.onMigrated?.(applied);
+      if (!this.o.owner) return;
+      const outcome = await claimArchive(this.sql, this.o.owner);
+      if (outcome !== 'ours') this.o.onClaimed?.(outcome);
+    })().catch((err: unknown) => {
+      setTimeout(() => {
+        this.migrated = undefined;
+      }, RETRY_MIGRATION_MS).unref();
+      throw new ArchiveUnavailableError(err);
+    });
     return this.migrated;
   }
 

@@ -35,6 +35,13 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE genjobs_jobs ADD COLUMN record text, ADD COLUMN record_version integer;`,
   // An account's uploads, for erasing it (`genjobs accounts delete`).
   `CREATE INDEX genjobs_uploads_account ON genjobs_uploads (account);`,
+  // The install the rows belong to (claim.ts): one row, the first install to use the database.
+  `CREATE TABLE genjobs_install (
+     id integer PRIMARY KEY CHECK (id = 1),
+     marks text[] NOT NULL,
+     namespace text NOT NULL,
+     claimed_at timestamptz NOT NULL DEFAULT now()
+   );`,
 ];
 
 /** Any fixed number: every genjobs process that migrates takes this advisory lock first. */

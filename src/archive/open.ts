@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { type Config, ConfigError } from '../config.ts';
+import { blobSettings, type Config, ConfigError } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { Archive } from './archive.ts';
+import { Archive, type ArchiveOptions } from './archive.ts';
+import { ownerMark } from './claim.ts';
 import { pgliteClient } from './pglite.ts';
 import { postgresClient } from './postgres.ts';
 
@@ -9,18 +10,37 @@ import { postgresClient } from './postgres.ts';
  * The archive the configuration names, or undefined when it is off (jobs then stay
  * resources until GENJOBS_JOB_TTL, as before the archive existed). Does not connect yet.
  */
-export async function openArchive(config: Config, log: Logger): Promise<Archive | undefined> {
-  // One line per upgrade of the schema, by whichever process got there first.
-  const migrated = (versions: number[]) =>
-    log.info(
-      { from: versions[0]! - 1, to: versions.at(-1) },
-      `archive schema migrated from version ${versions[0]! - 1} to ${versions.at(-1)}`,
-    );
+export async function openArchive(
+  config: Config,
+  log: Logger,
+  namespace = config.GENJOBS_NAMESPACE ?? 'default',
+): Promise<Archive | undefined> {
+  if (config.GENJOBS_ARCHIVE === 'off') return undefined;
+  // The install is known by its blob signing secret (claim.ts), which the api and the
+  // controller always have; a rotation's previous secrets still name it. Without one (the
+  // admin's `history get|list` run elsewhere) the archive is read unclaimed.
+  const blob = config.GENJOBS_BLOB_SECRET ? blobSettings(config) : undefined;
+  const options: ArchiveOptions = {
+    // One line per upgrade of the schema, by whichever process got there first.
+    onMigrated: (versions) =>
+      log.info(
+        { from: versions[0]! - 1, to: versions.at(-1) },
+        `archive schema migrated from version ${versions[0]! - 1} to ${versions.at(-1)}`,
+      ),
+    ...(blob
+      ? { owner: { marks: [blob.signingSecret, ...blob.previousSigningSecrets].map(ownerMark), namespace } }
+      : {}),
+    onClaimed: (outcome) =>
+      log.info(
+        { namespace },
+        outcome === 'claimed'
+          ? 'the archive database is claimed for this install (namespace and blob signing secret): another install sharing it is refused'
+          : "the archive's claim moved to the current blob signing secret",
+      ),
+  };
   switch (config.GENJOBS_ARCHIVE) {
-    case 'off':
-      return undefined;
     case 'pglite':
-      return new Archive(await pgliteClient(config.GENJOBS_ARCHIVE_DIR), migrated);
+      return new Archive(await pgliteClient(config.GENJOBS_ARCHIVE_DIR), options);
     case 'postgres': {
       if (!config.GENJOBS_ARCHIVE_URL)
         throw new ConfigError(
@@ -35,7 +55,7 @@ export async function openArchive(config: Config, log: Logger): Promise<Archive 
           tlsCa,
           onError: (err) => log.warn({ err: err.message }, 'archive connection lost'),
         }),
-        migrated,
+        options,
       );
     }
   }

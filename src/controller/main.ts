@@ -186,7 +186,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     all: () => [],
   });
   // --- job history: the archiver (none when GENJOBS_ARCHIVE=off) ---
-  const archive = deps.archive ?? (await openArchive(config, log));
+  const archive = deps.archive ?? (await openArchive(config, log, kube.namespace));
   const archiver =
     archive &&
     new Archiver({

@@ -78,7 +78,7 @@ export async function devMain(): Promise<void> {
   const keyFile = await ensureDemoAccount(new AccountAdmin(resources(kube)), dir);
 
   // One archive for both parts: PGlite is one process's database.
-  const archive = await openArchive(config, log);
+  const archive = await openArchive(config, log, kube.namespace);
   const stops: Array<() => Promise<void>> = [() => cp.stop(), async () => archive?.close()];
   const api = await startApi({ config, kube, log: log.child({ service: 'api' }), archive });
   stops.unshift(() => api.stop());

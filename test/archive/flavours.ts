@@ -2,12 +2,15 @@ import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { pgliteClient } from '../../src/archive/pglite.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
+import type { SqlClient } from '../../src/archive/sql-client.ts';
 
 /** One archive flavour under test: the same SQL runs on both. */
 export interface Flavour {
   name: 'pglite' | 'postgres';
   /** A fresh archive on an empty database. */
   open(): Promise<Archive>;
+  /** An empty database, and a way to connect to it as often as wanted (several processes' view). */
+  database(): Promise<() => Promise<SqlClient>>;
   /** The real server, for fault tests (undefined for PGlite). */
   server?: LocalPostgres;
   stop(): Promise<void>;
@@ -22,6 +25,12 @@ export async function pglite(): Promise<Flavour> {
       opened.push(a);
       return a;
     },
+    async database() {
+      // PGlite is one process's database: every connection is the same client.
+      const sql = await pgliteClient();
+      opened.push(new Archive(sql));
+      return async () => sql;
+    },
     async stop() {
       await Promise.all(opened.map((a) => a.close()));
     },
@@ -33,20 +42,26 @@ export async function postgres(): Promise<Flavour> {
   const server = await LocalPostgres.start();
   const opened: Archive[] = [];
   let n = 0;
+  const database = async () => {
+    const db = `t${++n}`;
+    const admin = postgresClient({ connectionString: server.url });
+    await admin.query(`CREATE DATABASE ${db}`);
+    await admin.close();
+    return async () => {
+      const sql = postgresClient({
+        connectionString: server.url.replace(/\/postgres$/, `/${db}`),
+        timeoutMs: 2_000,
+      });
+      // Closed at stop() with the others.
+      opened.push(new Archive(sql));
+      return sql;
+    };
+  };
   return {
     name: 'postgres',
     server,
-    async open() {
-      const db = `t${++n}`;
-      const admin = postgresClient({ connectionString: server.url });
-      await admin.query(`CREATE DATABASE ${db}`);
-      await admin.close();
-      const a = new Archive(
-        postgresClient({ connectionString: server.url.replace(/\/postgres$/, `/${db}`), timeoutMs: 2_000 }),
-      );
-      opened.push(a);
-      return a;
-    },
+    open: async () => new Archive(await (await database())()),
+    database,
     async stop() {
       await Promise.all(opened.map((a) => a.close().catch(() => {})));
       await server.stop();

@@ -185,5 +185,24 @@ it("genjobs history erase deletes an account's rows created before a time, and t
   const wrong = eraseWith(empty, ...all);
   await expect(wrong).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/no objects\/ in it/) });
   expect(await archive.getJob('newer')).toBeDefined();
+  // Another install (its own blob signing secret) sharing the database by mistake: the first
+  // erase above claimed it for this one, so the other's erase deletes none of this one's rows.
+  const other = run(
+    process.execPath,
+    [join(REPO_ROOT, 'src', 'cli.ts'), 'history', '--archive-url', pg.url, 'erase', ...all],
+    {
+      env: {
+        ...process.env,
+        GENJOBS_ARCHIVE: 'off',
+        GENJOBS_BLOB_DIR: dir,
+        GENJOBS_BLOB_SECRET: 'b'.repeat(32),
+      },
+    },
+  );
+  await expect(other).rejects.toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/holds the job history of another genjobs install/),
+  });
+  expect(await archive.getJob('newer')).toBeDefined();
   await archive.close();
 });

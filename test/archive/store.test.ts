@@ -215,7 +215,7 @@ describe('archive on a stopped PostgreSQL server', () => {
 
 it('tells which schema versions it applied, once: an operator sees the upgrade in the log', async () => {
   const heard: number[][] = [];
-  const archive = new Archive(await pgliteClient(), (v) => heard.push(v));
+  const archive = new Archive(await pgliteClient(), { onMigrated: (v) => heard.push(v) });
   await archive.ready();
   await archive.count();
   expect(heard).toEqual([MIGRATIONS.map((_, i) => i + 1)]);
