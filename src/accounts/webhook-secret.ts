@@ -17,6 +17,14 @@ export function webhookSecretName(account: string): string {
  */
 export const ACCOUNT_UID_ANNOTATION = 'genjobs.io/account-uid';
 
+/**
+ * The namespace of the genjobs install a Secret was made by. Two installs given one
+ * webhooks.secretNamespace would otherwise take each other's `genjobs-webhook-demo` as their
+ * own demo's: sign with it, replace it as a deleted namesake's, delete it with the account.
+ * A Secret without it (made before it was written) is taken as this install's.
+ */
+export const INSTALL_NAMESPACE_ANNOTATION = 'genjobs.io/install-namespace';
+
 /** Until when the previous secret keeps signing after a rotation (ISO 8601). */
 export const PREVIOUS_UNTIL_ANNOTATION = 'genjobs.io/previous-until';
 /** How long both secrets sign after a rotation unless told otherwise. */
@@ -72,13 +80,25 @@ export class WebhookSecrets {
   }
 
   async get(account: string): Promise<AccountWebhookSecret | undefined> {
-    const secret = await getSecret(this.kube, webhookSecretName(account), this.namespace);
+    const secret = await this.read(account);
     return secret && parse(account, secret);
   }
 
   /** Deletes the account's signing Secret (the account is being deleted); false when it had none. */
-  delete(account: string): Promise<boolean> {
+  async delete(account: string): Promise<boolean> {
+    if (!(await this.read(account))) return false;
     return deleteSecret(this.kube, webhookSecretName(account), this.namespace);
+  }
+
+  /** The account's Secret, refused when another install made it (see INSTALL_NAMESPACE_ANNOTATION). */
+  private async read(account: string): Promise<Secret | undefined> {
+    const secret = await getSecret(this.kube, webhookSecretName(account), this.namespace);
+    const madeBy = secret?.metadata?.annotations?.[INSTALL_NAMESPACE_ANNOTATION];
+    if (madeBy !== undefined && madeBy !== this.kube.namespace)
+      throw new Error(
+        `the webhook Secret ${webhookSecretName(account)} in namespace ${this.namespace} belongs to the genjobs install in namespace ${madeBy}, not this one (${this.kube.namespace}); give each install its own webhooks.secretNamespace`,
+      );
+    return secret;
   }
 
   /**
@@ -87,7 +107,7 @@ export class WebhookSecrets {
    */
   async ensure(account: string, owner?: SecretOwner): Promise<AccountWebhookSecret> {
     return retryOnConflict(async () => {
-      const existing = await getSecret(this.kube, webhookSecretName(account), this.namespace);
+      const existing = await this.read(account);
       if (existing && !ofNamesake(existing, owner)) return parse(account, existing);
       const fresh = this.build(account, { current: this.generate() }, owner);
       if (existing) {
@@ -131,7 +151,7 @@ export class WebhookSecrets {
     owner?: SecretOwner,
   ): Promise<AccountWebhookSecret> {
     return retryOnConflict(async () => {
-      const secret = await getSecret(this.kube, webhookSecretName(account), this.namespace);
+      const secret = await this.read(account);
       if (!secret || ofNamesake(secret, owner)) return this.ensure(account, owner);
       const old = parse(account, secret);
       const until = new Date(this.now() + overlapMs).toISOString();
@@ -153,6 +173,7 @@ export class WebhookSecrets {
         name: webhookSecretName(account),
         labels: { 'app.kubernetes.io/managed-by': 'genjobs', 'genjobs.io/account': account },
         annotations: {
+          [INSTALL_NAMESPACE_ANNOTATION]: this.kube.namespace,
           ...(owner?.uid ? { [ACCOUNT_UID_ANNOTATION]: owner.uid } : {}),
           ...(previousUntil ? { [PREVIOUS_UNTIL_ANNOTATION]: previousUntil } : {}),
         },

@@ -831,6 +831,22 @@ describe('Grafana dashboard', () => {
   });
 });
 
+describe('two releases in one cluster', () => {
+  it('never make one cluster-wide name, whatever their release and namespace names', async () => {
+    const clusterWide = async (release: string, namespace: string) => {
+      const { objects } = await render({}, { release, namespace });
+      return objects
+        .filter((o) => !o.metadata.namespace && o.kind !== 'Namespace')
+        .map((o) => `${o.kind}/${o.metadata.name}`);
+    };
+    // "gj-stg" in "x" and "gj" in "stg-x": release-namespace would join both to gj-stg-x.
+    const [one, other] = await Promise.all([clusterWide('gj-stg', 'x'), clusterWide('gj', 'stg-x')]);
+    expect(one.length).toBeGreaterThanOrEqual(4);
+    expect(one).toContain('ValidatingAdmissionPolicy/x.gj-stg-worker-pods');
+    expect(one.filter((n) => other.includes(n))).toEqual([]);
+  });
+});
+
 describe('alert thresholds', () => {
   it('take any Prometheus duration, and the archive lag compares in seconds', async () => {
     const { objects } = await render({

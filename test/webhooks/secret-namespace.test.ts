@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { WebhookSecrets } from '../../src/accounts/webhook-secret.ts';
 import type { RunningController } from '../../src/controller/main.ts';
 import type { Kube } from '../../src/k8s/client.ts';
 import { getSecret } from '../../src/k8s/secrets.ts';
@@ -85,6 +86,29 @@ it('a rotation prints the new secret alone on stdout, for $(…); its note goes 
   expect(again.stdout.trim()).toBe(rotated.stdout.trim());
   expect(again.stderr).toContain(`The previous secret also signs webhooks`);
   expect(again.stderr).toContain(first);
+});
+
+it("another install given the same secret namespace neither signs with, replaces, rotates nor deletes this one's Secrets", async () => {
+  const before = (await getSecret(secrets, 'genjobs-webhook-acme'))!;
+  expect(before.metadata?.annotations?.['genjobs.io/install-namespace']).toBe(svc.kube.namespace);
+  // Its own account acme (another uid): without the mark it took this Secret for a deleted namesake's.
+  const other = await testNamespace('other-install');
+  const theirs = new WebhookSecrets({ kube: other, namespace: secrets.namespace });
+  const refusal = new RegExp(
+    `genjobs-webhook-acme in namespace ${secrets.namespace} belongs to the genjobs install in namespace ${svc.kube.namespace}, not this one \\(${other.namespace}\\); give each install its own webhooks.secretNamespace`,
+  );
+  await expect(theirs.signingSecrets('acme', { name: 'acme', uid: 'another-uid' })).rejects.toThrow(refusal);
+  await expect(theirs.rotate('acme')).rejects.toThrow(refusal);
+  await expect(theirs.get('acme')).rejects.toThrow(refusal);
+  await expect(theirs.delete('acme')).rejects.toThrow(refusal);
+  const after = (await getSecret(secrets, 'genjobs-webhook-acme'))!;
+  expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+  // Its own accounts' Secrets it makes and marks as its own, beside this install's.
+  const made = await theirs.ensure('zeta', { name: 'zeta', uid: 'zeta-uid' });
+  expect(made.current).toMatch(/^whsec_/);
+  expect((await getSecret(secrets, 'genjobs-webhook-zeta'))?.metadata?.annotations).toMatchObject({
+    'genjobs.io/install-namespace': other.namespace,
+  });
 });
 
 /** What `genjobs accounts webhook-secret NAME` prints. */
