@@ -82,8 +82,10 @@ export function problemHandler() {
     const l = locals(res);
     const appError = knownError(err);
     // The client went away mid-request (a worker stopped during its upload): no one to
-    // answer, and no fault of the service's.
-    if (!appError && (req.destroyed || (err as { code?: unknown }).code === 'ECONNRESET')) {
+    // answer, and no fault of the service's. Known by its connection, not by the request
+    // stream: a body the handler stopped reading is destroyed with its client still there,
+    // waiting for the answer.
+    if (!appError && (req.socket?.destroyed ?? req.destroyed)) {
       l.log?.info({ err: (err as Error).message }, 'the client went away during the request');
       return;
     }
@@ -92,6 +94,8 @@ export function problemHandler() {
     if (!appError) l.log?.error({ err }, 'unhandled error');
     else if (e.status >= 500) l.log?.warn({ code: e.code, err: e.cause ?? e.message }, 'request failed');
     if (res.headersSent) return;
+    // A body left unread (its stream destroyed) is not drained: the connection closes after the answer.
+    if (req.destroyed) res.setHeader('Connection', 'close');
     sendProblem(res, e);
   };
 }

@@ -55,7 +55,17 @@ function createStore(config: BlobConfig, signer: BlobSigner, deps: BlobDependenc
       // The schema requires s3 settings when type is s3.
       const s3 = config.s3!;
       const client = deps.s3Client ?? createS3Client({ ...s3, logger: deps.logger });
-      return new S3BlobStore({ ...common, client, bucket: s3.bucket, now: deps.now });
+      const store = new S3BlobStore({ ...common, client, bucket: s3.bucket, now: deps.now });
+      // Not waited for: a store that comes up later is used then; the log says it now.
+      store.checkBucket().then(
+        () => deps.logger?.info({ bucket: s3.bucket, endpoint: s3.endpoint }, 'the file store (s3) answers'),
+        (err: unknown) =>
+          deps.logger?.error(
+            { bucket: s3.bucket, endpoint: s3.endpoint, err: (err as Error).message },
+            'the file store (s3) cannot be used yet: uploads and job outputs fail until it can',
+          ),
+      );
+      return store;
     }
     default:
       return assertNever(config.type);

@@ -340,6 +340,26 @@ describe('prefix grants', () => {
     expect(got.headers.get('content-type')).toBe('image/png');
   });
 
+  it('gives up a PUT that gets no answer by its deadline, as one to try again', async () => {
+    // An api (or a store behind it) that reads the file and then says nothing.
+    const silent = http.createServer((req) => req.resume());
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const at = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/files`;
+      const grant = store.grantForPrefix('jobs/j2/', minutes(60));
+      const put = uploadWithGrant(at, grant, 'jobs/j2/late.png', file, 'image/png', fetch, 300);
+      await expect(put).rejects.toMatchObject({
+        name: 'UploadFailed',
+        retryable: true,
+        message: /got no answer/,
+      });
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
   it.each([
     ['another job', 'jobs/j3/output-0.png'],
     ['a sibling prefix', 'jobs/j2x/output-0.png'],

@@ -8,7 +8,18 @@ export interface S3ConnectionOptions {
   credentials?: S3ClientConfig['credentials'];
   /** Where the SDK's warnings go (a pino logger fits); without one it writes to the console. */
   logger?: S3ClientConfig['logger'];
+  /** Default {@link S3_IDLE_TIMEOUT_MS}. */
+  idleTimeoutMs?: number;
 }
+
+/**
+ * A store that takes a connection and then says nothing (a hung endpoint) fails a request
+ * after this long without a byte either way, instead of holding a worker's upload until its
+ * job times out; the caller answers 503 and the worker retries. A connection must open
+ * within CONNECT_TIMEOUT_MS.
+ */
+export const S3_IDLE_TIMEOUT_MS = 30_000;
+export const S3_CONNECT_TIMEOUT_MS = 5_000;
 
 /** An S3 client that also works with S3-compatible stores. */
 export function createS3Client(options: S3ConnectionOptions): S3Client {
@@ -17,10 +28,22 @@ export function createS3Client(options: S3ConnectionOptions): S3Client {
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle,
     credentials: options.credentials,
-    logger: options.logger,
+    // Warnings only: the SDK logs each request's input and output at info (a 12 KB line for
+    // a read) and each failure at error, a HeadObject's expected 404 included; the callers
+    // handle and report failures themselves.
+    logger: options.logger && warningsOf(options.logger),
+    requestHandler: {
+      connectionTimeout: S3_CONNECT_TIMEOUT_MS,
+      socketTimeout: options.idleTimeoutMs ?? S3_IDLE_TIMEOUT_MS,
+    },
     // Default checksums put `x-amz-checksum-*` into presigned URLs and use aws-chunked
     // uploads, which break browser PUTs and many S3-compatible stores.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+}
+
+function warningsOf(logger: NonNullable<S3ClientConfig['logger']>): NonNullable<S3ClientConfig['logger']> {
+  const quiet = () => {};
+  return { trace: quiet, debug: quiet, info: quiet, error: quiet, warn: (...args) => logger.warn(...args) };
 }

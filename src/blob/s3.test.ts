@@ -4,12 +4,14 @@ import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { CreateBucketCommand, PutBucketPolicyCommand, type S3Client } from '@aws-sdk/client-s3';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { problemHandler } from '../api/problem.ts';
 import { createBlobRouter } from './routes.ts';
 import { S3BlobStore } from './s3.ts';
 import { createS3Client } from './s3-client.ts';
@@ -275,4 +277,84 @@ describe.skipIf(!hasMoto)('S3 store against a local S3 server (moto)', () => {
       server.close();
     }
   });
+
+  it('a bucket that is not there, or a store that takes the connection and says nothing, is a prompt retryable 503 to the worker and to readers', async () => {
+    // The stores as the api serves them: its router and its problem+json answers.
+    const serve = async (s: S3BlobStore) => {
+      const app = express()
+        .use('/files', createBlobRouter({ store: s, signer }))
+        .use(problemHandler());
+      const server: http.Server = app.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/files` };
+    };
+    const file = join(dir, 'out-503.png');
+    await writeFile(file, 'output bytes');
+    const storeOn = (c: S3Client, b: string) =>
+      new S3BlobStore({
+        client: c,
+        bucket: b,
+        publicBaseUrl: `${endpoint}/${b}`,
+        signer,
+        grantMaxSize: 1000,
+        now: Date.now,
+      });
+
+    // A bucket deleted (or misnamed): the worker's PUT waited for an answer that never came.
+    const missing = storeOn(client, 'genjobs-not-there');
+    const one = await serve(missing);
+    try {
+      const grant = missing.grantForPrefix('jobs/j5/', new Date(Date.now() + 60_000));
+      const put = uploadWithGrant(one.base, grant, 'jobs/j5/output-0.png', file, 'image/png');
+      await expect(put).rejects.toMatchObject({
+        retryable: true,
+        message: expect.stringMatching(/HTTP 503: .*the bucket genjobs-not-there does not exist/),
+      });
+      // Told at start, before any upload: the api and the controller log it.
+      await expect(missing.checkBucket()).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+        message: expect.stringMatching(/the bucket genjobs-not-there does not exist/),
+      });
+      await store.checkBucket();
+      const read = await fetch(`${one.base}/uploads/acme/x`);
+      expect(read.status).toBe(503);
+      expect(await read.json()).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+    } finally {
+      one.server.close();
+    }
+
+    // A store that hangs: connections accepted, nothing answered.
+    const held: Socket[] = [];
+    const tarpit = createServer((socket) => void held.push(socket)).listen(0, '127.0.0.1');
+    await once(tarpit, 'listening');
+    const hung = createS3Client({
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${(tarpit.address() as AddressInfo).port}`,
+      forcePathStyle: true,
+      credentials,
+      idleTimeoutMs: 500,
+    });
+    const silent = storeOn(hung, bucket);
+    const two = await serve(silent);
+    try {
+      const started = Date.now();
+      const read = await fetch(`${two.base}/uploads/acme/ok`);
+      expect(read.status).toBe(503);
+      expect(await read.json()).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+      const grant = silent.grantForPrefix('jobs/j6/', new Date(Date.now() + 60_000));
+      await expect(
+        uploadWithGrant(two.base, grant, 'jobs/j6/output-0.png', file, 'image/png'),
+      ).rejects.toMatchObject({
+        retryable: true,
+        message: expect.stringMatching(/HTTP 503/),
+      });
+      // Each after the idle time (with the SDK's own retries of a timed-out request), not the job's timeout.
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      two.server.close();
+      for (const socket of held) socket.destroy();
+      tarpit.close();
+      hung.destroy();
+    }
+  }, 30_000);
 });

@@ -8,6 +8,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   PutObjectCommand,
   paginateListObjectsV2,
@@ -20,6 +21,11 @@ import { assertValidMediaType } from './media-type.ts';
 import { ByteMeter } from './meter.ts';
 import type { BlobSigner } from './signing.ts';
 import type { BlobBody, BlobInfo, BlobStore, PresignPutOptions, PutOptions } from './store.ts';
+
+const statusOf = (error: unknown) =>
+  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+/** A 404 about the bucket, not the object (HeadObject answers a bare 404 without a code). */
+const isNoSuchBucket = (error: unknown) => (error as { name?: string }).name === 'NoSuchBucket';
 
 /** An object opened for reading: its metadata and its bytes (all, or the range asked for). */
 export interface S3Read {
@@ -78,6 +84,29 @@ export class S3BlobStore implements BlobStore {
     });
   }
 
+  /**
+   * Whether the bucket is there and these credentials may use it, asked once at start: a
+   * misnamed bucket or refused credentials are then a line in the log before any upload.
+   */
+  async checkBucket(): Promise<void> {
+    try {
+      await this.#options.client.send(new HeadBucketCommand({ Bucket: this.#options.bucket }));
+    } catch (error) {
+      // HeadBucket answers a bare 404 or 403, without the codes a body would carry.
+      const status = statusOf(error);
+      if (status === 404) throw this.#unavailable(Object.assign(error as Error, { name: 'NoSuchBucket' }));
+      if (status === 403)
+        throw new AppError(
+          'UNAVAILABLE',
+          `the file store refuses these credentials access to the bucket ${this.#options.bucket}`,
+          {
+            cause: error,
+          },
+        );
+      throw this.#unavailable(error);
+    }
+  }
+
   publicUrl(key: string): string {
     assertValidKey(key);
     return `${this.#baseUrl}/${key}`;
@@ -117,7 +146,8 @@ export class S3BlobStore implements BlobStore {
     try {
       await this.#options.client.send(command, { abortSignal: abort.signal });
     } catch (error) {
-      throw failure ?? error;
+      // The body's own failure (too large, its sender gone) is the caller's; the rest the store's.
+      throw failure ?? this.#unavailable(error);
     }
     return this.#statOrThrow(key);
   }
@@ -136,9 +166,8 @@ export class S3BlobStore implements BlobStore {
         lastModified: head.LastModified ?? new Date(0),
       };
     } catch (error) {
-      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
-        return undefined;
-      throw error;
+      if (statusOf(error) === 404 && !isNoSuchBucket(error)) return undefined;
+      throw this.#unavailable(error);
     }
   }
 
@@ -166,10 +195,10 @@ export class S3BlobStore implements BlobStore {
         body: got.Body as Readable,
       };
     } catch (error) {
-      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (status === 404) return undefined;
+      const status = statusOf(error);
+      if (status === 404 && !isNoSuchBucket(error)) return undefined;
       if (status === 416) throw new AppError('VALIDATION_ERROR', 'the requested range is not satisfiable');
-      throw error;
+      throw this.#unavailable(error);
     }
   }
 
@@ -208,6 +237,23 @@ export class S3BlobStore implements BlobStore {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * A failure of the bucket as a retryable 503 (`UNAVAILABLE`), never a 404 or a 500 that
+   * blames the file or the client: a missing bucket, refused or timed-out connections, the
+   * store's own 5xx and access refusals are the operator's to fix or the store's to recover
+   * from. The message names the bucket and what the store said (logged with the request).
+   */
+  #unavailable(error: unknown): unknown {
+    if (error instanceof AppError) return error;
+    const reason = isNoSuchBucket(error)
+      ? `the bucket ${this.#options.bucket} does not exist`
+      : `${(error as Error).name ?? 'Error'}: ${(error as Error).message ?? String(error)}`;
+    return new AppError('UNAVAILABLE', `the file store is unavailable (${reason}); please retry`, {
+      cause: error,
+      retryAfterSeconds: 5,
+    });
   }
 
   async #statOrThrow(key: string): Promise<BlobInfo> {

@@ -24,8 +24,15 @@ export class UploadFailed extends Error {
 }
 
 /**
+ * How long one PUT may take before it counts as no answer (and is tried again by the
+ * caller): a minute, and a second more per MiB of the file, so a store that hangs behind
+ * the api does not hold a finished job until its runtime's timeout.
+ */
+export const uploadDeadlineMs = (size: number) => 60_000 + Math.ceil(size / 1_048_576) * 1_000;
+
+/**
  * PUTs a local file to `<baseUrl>/<key>` with a prefix grant, streaming it (used by the
- * worker for its outputs). `baseUrl` is the api's files router as the Pod reaches it, e.g.
+ * worker for its outputs), within {@link uploadDeadlineMs}. `baseUrl` is the api's files router as the Pod reaches it, e.g.
  * `http://genjobs-api.genjobs.svc:8080/files`. Throws {@link UploadFailed} on no answer or
  * a non-2xx one, with the status and problem detail in the message.
  */
@@ -36,8 +43,10 @@ export async function uploadWithGrant(
   filePath: string,
   contentType: string,
   fetchImpl: typeof fetch = fetch,
+  deadlineMs?: number,
 ): Promise<UploadedObject> {
   const { size } = await stat(filePath);
+  const signal = AbortSignal.timeout(deadlineMs ?? uploadDeadlineMs(size));
   let response: Response;
   try {
     response = await fetchImpl(`${baseUrl.replace(/\/+$/, '')}/${key}`, {
@@ -49,6 +58,7 @@ export async function uploadWithGrant(
       },
       body: Readable.toWeb(createReadStream(filePath)) as ReadableStream<Uint8Array>,
       duplex: 'half',
+      signal,
     } as RequestInit);
   } catch (error) {
     throw new UploadFailed(`upload of ${key} got no answer: ${networkReason(error)}`, true, { cause: error });

@@ -13,6 +13,12 @@ export interface RunContext {
   fetch: typeof fetch;
   /** The fetch for URLs a job's input names: guarded against cluster-internal addresses. */
   fetchInput: typeof fetch;
+  /**
+   * Whether an input URL is one of the service's own files (an upload's fileUrl, an earlier
+   * job's output): a failure to fetch one is the store's blip and is waited out, while any
+   * other host's fails the job at once, its slot not held for someone else's server.
+   */
+  ownFile: (url: string) => boolean;
   /** Milliseconds since the epoch. */
   now: () => number;
   /** Resolves after `ms`, or rejects when `signal` aborts. */

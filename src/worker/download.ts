@@ -3,14 +3,21 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream } from 'node:stream/web';
 
-/** Why a download failed, in words fit for a job's error message; `status` when the server answered. */
+/**
+ * Why a download failed, in words fit for a job's error message; `status` when the server
+ * answered. `retryable`: the same download may work later (no answer, a 5xx, 408 or 429),
+ * not a refusal or a file that will never fit.
+ */
 export class DownloadError extends Error {
   readonly status: number | undefined;
+  readonly retryable: boolean;
 
-  constructor(message: string, status?: number, options: { cause?: unknown } = {}) {
+  constructor(message: string, status?: number, options: { cause?: unknown; retryable?: boolean } = {}) {
     super(message, options);
     this.name = 'DownloadError';
     this.status = status;
+    this.retryable =
+      options.retryable ?? (status !== undefined && (status >= 500 || status === 408 || status === 429));
   }
 }
 
@@ -76,8 +83,14 @@ export async function downloadToFile(
     return { contentType, bytes };
   } catch (error) {
     if (error instanceof DownloadError || options.signal.aborted) throw error;
-    if (signal.aborted) throw new DownloadError(`did not answer within ${options.timeoutMs / 1000} s`);
-    throw new DownloadError(`could not be fetched (${failureCode(error)})`, undefined, { cause: error });
+    if (signal.aborted)
+      throw new DownloadError(`did not answer within ${options.timeoutMs / 1000} s`, undefined, {
+        retryable: true,
+      });
+    throw new DownloadError(`could not be fetched (${failureCode(error)})`, undefined, {
+      cause: error,
+      retryable: true,
+    });
   }
 }
 

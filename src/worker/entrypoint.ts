@@ -13,13 +13,15 @@ export function workerEntrypoint(env: WorkerEnv): Promise<number> {
   const uploadUrl = env.GENJOBS_BLOB_URL;
   const publicUrl = env.GENJOBS_BLOB_PUBLIC_URL ?? uploadUrl;
   const files = uploadUrl && publicUrl ? inClusterFetch(publicUrl, uploadUrl) : fetch;
+  // The service's own files (an upload's fileUrl) live at a cluster-internal address.
+  const own = [publicUrl, uploadUrl].flatMap((base) => (base ? [`${base.replace(/\/+$/, '')}/`] : []));
   return workerMain(env, {
     fetch: files,
     fetchInput: guardedInputFetch(files, {
-      // The service's own files (an upload's fileUrl) live at a cluster-internal address.
-      trusted: [publicUrl, uploadUrl].flatMap((base) => (base ? [`${base.replace(/\/+$/, '')}/`] : [])),
+      trusted: own,
       policy: { allowPrivateTargets: env.GENJOBS_INPUT_ALLOW_PRIVATE === 'true' },
     }),
+    ownFile: (url) => own.some((base) => url.startsWith(base)),
     makeSink: (job) => {
       const grant = env.GENJOBS_BLOB_GRANT;
       if (!uploadUrl || !grant) throw new Error('GENJOBS_BLOB_URL and GENJOBS_BLOB_GRANT must be set');

@@ -24,6 +24,8 @@ export interface WorkerDeps {
   fetch?: typeof fetch;
   /** For URLs in the job's input; default `fetch`. */
   fetchInput?: typeof fetch;
+  /** Whether an input URL is one of the service's own files (RunContext.ownFile). */
+  ownFile?: (url: string) => boolean;
   now?: () => number;
   log?: Logger;
   /** Aborted when the worker must stop; without it, SIGTERM and SIGINT are listened to. */
@@ -108,6 +110,7 @@ async function runFromEnv(
       token: env.GENJOBS_RUNTIME_TOKEN || undefined,
       fetch: deps.fetch,
       fetchInput: deps.fetchInput,
+      ownFile: deps.ownFile,
       now: deps.now,
       signal,
       ffmpeg: env.GENJOBS_FFMPEG,

@@ -21,6 +21,8 @@ export interface RunJobOptions {
   fetch?: typeof fetch;
   /** For URLs in the job's input; default `fetch`. */
   fetchInput?: typeof fetch;
+  /** See RunContext.ownFile; default: none. */
+  ownFile?: (url: string) => boolean;
   now?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Aborted when the worker must stop (SIGTERM); the result is then `INTERRUPTED`. */
@@ -46,6 +48,7 @@ export async function runJob(options: RunJobOptions): Promise<WorkerResult> {
     sink: options.sink,
     fetch: options.fetch ?? fetch,
     fetchInput: options.fetchInput ?? options.fetch ?? fetch,
+    ownFile: options.ownFile ?? (() => false),
     now,
     sleep: options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })),
     signal: AbortSignal.any(signals),

@@ -1,6 +1,7 @@
 import { UploadFailed } from '../blob/upload-client.ts';
 import type { RunContext } from './context.ts';
 import { describeError, WorkerError } from './errors.ts';
+import { type RetrySchedule, withRetries } from './retry.ts';
 
 /**
  * How long a store that cannot take a file (no answer, 5xx) is waited for: a blip of the
@@ -8,7 +9,7 @@ import { describeError, WorkerError } from './errors.ts';
  * away a finished generation. The waits double from `firstMs` up to `maxMs`; past
  * `budgetMs` in all the job fails. A refusal (4xx) is not retried.
  */
-export const STORE_RETRY = { firstMs: 1_000, maxMs: 15_000, budgetMs: 120_000 };
+export const STORE_RETRY: RetrySchedule = { firstMs: 1_000, maxMs: 15_000, budgetMs: 120_000 };
 
 /**
  * Hands a finished file to the sink and answers its URL. A failing sink is the blob
@@ -21,26 +22,20 @@ export async function storeFile(
   file: string,
   contentType: string,
 ): Promise<string> {
-  const started = ctx.now();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ctx.sink.put(name, file, contentType);
-    } catch (error) {
-      if (ctx.signal.aborted) throw error;
-      const waitMs = Math.min(STORE_RETRY.maxMs, STORE_RETRY.firstMs * 2 ** (attempt - 1));
-      const retry = error instanceof UploadFailed && error.retryable;
-      if (!retry || ctx.now() - started + waitMs > STORE_RETRY.budgetMs) {
-        const tries = attempt > 1 ? ` (${attempt} tries)` : '';
-        throw new WorkerError('OUTPUT_STORE_FAILED', `storing ${name} failed`, {
-          cause: error,
-          detail: `storing ${name} failed${tries}: ${describeError(error)}`,
-        });
-      }
+  return withRetries(ctx, STORE_RETRY, {
+    attempt: () => ctx.sink.put(name, file, contentType),
+    retryable: (error) => error instanceof UploadFailed && error.retryable,
+    onRetry: (error, attempt, waitMs) =>
       ctx.log?.warn(
         { file: name, attempt, waitMs, err: describeError(error) },
         'storing an output failed; retrying',
-      );
-      await ctx.sleep(waitMs, ctx.signal);
-    }
-  }
+      ),
+    giveUp: (error, attempts) => {
+      const tries = attempts > 1 ? ` (${attempts} tries)` : '';
+      return new WorkerError('OUTPUT_STORE_FAILED', `storing ${name} failed`, {
+        cause: error,
+        detail: `storing ${name} failed${tries}: ${describeError(error)}`,
+      });
+    },
+  });
 }

@@ -39,6 +39,7 @@ export function testContext(
     sink,
     fetch,
     fetchInput: fetch,
+    ownFile: () => false,
     now: Date.now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     signal: new AbortController().signal,

@@ -9,6 +9,7 @@ describe('builtin edit-image', () => {
   let server: TestServer;
   let source: Buffer;
   let root: Awaited<ReturnType<typeof tempDir>>;
+  let flaky = 0;
 
   beforeAll(async () => {
     // A 600x400 picture: left half red, right half blue.
@@ -26,6 +27,11 @@ describe('builtin edit-image', () => {
       if (req.url === '/photo.png') res.writeHead(200, { 'content-type': 'image/png' }).end(source);
       else if (req.url === '/not-an-image')
         res.writeHead(200, { 'content-type': 'image/png' }).end('<html>hello</html>');
+      else if (req.url === '/flaky.png' && flaky > 0) {
+        flaky--;
+        res.writeHead(503).end('busy');
+      } else if (req.url === '/flaky.png') res.writeHead(200, { 'content-type': 'image/png' }).end(source);
+      else if (req.url === '/down.png') res.writeHead(503).end('down');
       else if (req.url === '/truncated.png')
         res.writeHead(200, { 'content-type': 'image/png' }).end(source.subarray(0, 300));
       else res.writeHead(404).end('not found');
@@ -37,8 +43,8 @@ describe('builtin edit-image', () => {
   });
   afterEach(() => root.cleanup());
 
-  async function edit(input: Record<string, unknown>) {
-    const { ctx, sink } = testContext(root.dir, input);
+  async function edit(input: Record<string, unknown>, overrides: Parameters<typeof testContext>[2] = {}) {
+    const { ctx, sink } = testContext(root.dir, input, overrides);
     const outputs = await editImage(ctx);
     expect(outputs).toMatchObject([{ type: 'image' }]);
     return fileOf(sink, outputs[0]!.url);
@@ -99,7 +105,7 @@ describe('builtin edit-image', () => {
     [
       'a 404 of an upload',
       '/files/uploads/acme/0b6f7c4e-0000-4000-8000-000000000000',
-      'answered HTTP 404: the uploaded file is not there (never PUT to its uploadUrl, or expired)',
+      'answered HTTP 404: the uploaded file is not there (never PUT to its uploadUrl, larger than its type allows, or expired)',
     ],
     ['a body that is not an image', '/not-an-image', 'could not be decoded as an image'],
     ['a truncated image', '/truncated.png', 'could not be decoded as an image'],
@@ -110,6 +116,36 @@ describe('builtin edit-image', () => {
     expect(error).toMatchObject({ code: 'GENERATION_FAILED' });
     expect((error as Error).message).toContain(`${server.url}${path}`);
     expect((error as Error).message).toContain(reason);
+  });
+
+  it("waits out one of the service's own files that gets a 5xx or no answer (the store on a blip), not a refusal or another host", async () => {
+    const waits: number[] = [];
+    let t = 0;
+    // The test server stands for the api's /files here.
+    const own = {
+      now: () => t,
+      sleep: async (ms: number) => void (waits.push(ms), (t += ms)),
+      ownFile: (url: string) => url.startsWith(`${server.url}/`),
+    };
+    flaky = 2;
+    await edit({ prompt: 'x', image_urls: [`${server.url}/flaky.png`] }, own);
+    expect(waits).toEqual([1_000, 2_000]);
+
+    waits.length = 0;
+    const down = testContext(root.dir, { image_urls: [`${server.url}/down.png`] }, own).ctx;
+    await expect(editImage(down)).rejects.toThrow(/down\.png answered HTTP 503 \(8 tries\)/);
+    expect(waits.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(60_000);
+    waits.length = 0;
+    const missing = testContext(root.dir, { image_urls: [`${server.url}/gone.png`] }, own).ctx;
+    await expect(editImage(missing)).rejects.toThrow(/gone\.png answered HTTP 404$/);
+    // Another host's 503: the job's slot is not held for it.
+    const elsewhere = testContext(
+      root.dir,
+      { image_urls: [`${server.url}/down.png`] },
+      { ...own, ownFile: () => false },
+    ).ctx;
+    await expect(editImage(elsewhere)).rejects.toThrow(/down\.png answered HTTP 503$/);
+    expect(waits).toEqual([]);
   });
 
   it('fails on an unreachable host and on a missing image list', async () => {

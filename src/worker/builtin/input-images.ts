@@ -3,6 +3,7 @@ import sharp, { type Sharp } from 'sharp';
 import type { RunContext } from '../context.ts';
 import { DownloadError, displayUrl, downloadToFile } from '../download.ts';
 import { WorkerError } from '../errors.ts';
+import { type RetrySchedule, withRetries } from '../retry.ts';
 
 /** An input image, fetched and decoded, upright (EXIF orientation applied). */
 export interface InputImage {
@@ -35,20 +36,37 @@ export function openInputImage(image: InputImage): Sharp {
   return sharp(image.file, { limitInputPixels: INPUT_IMAGE_MAX_PIXELS }).autoOrient();
 }
 
+/**
+ * How long one of the service's own files (an upload) that gets no answer or a 5xx is
+ * waited for: the store behind the api's /files on a blip must not fail the job for good.
+ * The waits double from 1 s up to 15 s, 60 s in all. Another host's failure is final.
+ */
+export const INPUT_RETRY: RetrySchedule = { firstMs: 1_000, maxMs: 15_000, budgetMs: 60_000 };
+
 async function loadInputImage(ctx: RunContext, url: string, file: string): Promise<InputImage> {
   const where = `input image ${displayUrl(url)}`;
-  try {
-    await downloadToFile(url, file, {
-      fetch: ctx.fetchInput,
-      signal: ctx.signal,
-      timeoutMs: INPUT_IMAGE_TIMEOUT_MS,
-      maxBytes: INPUT_IMAGE_MAX_BYTES,
-    });
-  } catch (error) {
-    if (error instanceof DownloadError)
-      throw new WorkerError('GENERATION_FAILED', `${where} ${error.message}${missingUpload(url, error)}`);
-    throw error;
-  }
+  await withRetries(ctx, INPUT_RETRY, {
+    attempt: () =>
+      downloadToFile(url, file, {
+        fetch: ctx.fetchInput,
+        signal: ctx.signal,
+        timeoutMs: INPUT_IMAGE_TIMEOUT_MS,
+        maxBytes: INPUT_IMAGE_MAX_BYTES,
+      }),
+    retryable: (error) => error instanceof DownloadError && error.retryable && ctx.ownFile(url),
+    onRetry: (error, attempt, waitMs) =>
+      ctx.log?.warn(
+        { input: displayUrl(url), attempt, waitMs, err: (error as Error).message },
+        'fetching an input failed; retrying',
+      ),
+    giveUp: (error, attempts) =>
+      error instanceof DownloadError
+        ? new WorkerError(
+            'GENERATION_FAILED',
+            `${where} ${error.message}${attempts > 1 ? ` (${attempts} tries)` : ''}${missingUpload(url, error)}`,
+          )
+        : (error as Error),
+  });
   try {
     const image = sharp(file, { limitInputPixels: INPUT_IMAGE_MAX_PIXELS, failOn: 'error' });
     const { autoOrient } = await image.metadata();
@@ -66,5 +84,7 @@ async function loadInputImage(ctx: RunContext, url: string, file: string): Promi
 function missingUpload(url: string, error: DownloadError): string {
   const upload =
     error.status === 404 && URL.canParse(url) && /\/uploads\/[^/]+\/[^/]+$/.test(new URL(url).pathname);
-  return upload ? ': the uploaded file is not there (never PUT to its uploadUrl, or expired)' : '';
+  return upload
+    ? ': the uploaded file is not there (never PUT to its uploadUrl, larger than its type allows, or expired)'
+    : '';
 }
