@@ -364,11 +364,11 @@ export function registerAdminCommands(program: Command): void {
             },
           })
           .finally(() => process.off('SIGINT', interrupted));
-        const historyHint = `its archived history, if any, goes with \`genjobs history erase --account ${name} --created-before now\` where the api runs`;
+        const historyHint = `its archived jobs and uploads, with their files, go with \`genjobs history erase --account ${name} --created-before now\` run where the api runs (it needs the archive and the file store; nothing to erase says so)`;
         const left = alreadyGone && alreadyGone.jobsLeft + alreadyGone.uploadsLeft > 0;
         if (left)
           console.error(
-            `genjobs: ${alreadyGone.jobsLeft} jobs and ${alreadyGone.uploadsLeft} uploads of account ${name} are still in the cluster (deleting an Account by hand leaves them): \`kubectl -n ${kube.namespace} delete gj,upl -l genjobs.io/account=${name}\` removes them with their Pods and files; ${historyHint}`,
+            `genjobs: ${alreadyGone.jobsLeft} jobs and ${alreadyGone.uploadsLeft} uploads of account ${name} are still in the cluster (deleting an Account by hand leaves them): \`kubectl -n ${kube.namespace} delete gj,upl -l genjobs.io/account=${name}\` removes them with their Pods and the files of those not archived yet; ${historyHint}`,
           );
         else if (alreadyGone && keysRevoked === 0 && secretsDeletedIn.length === 0)
           throw new AppError(
