@@ -16,6 +16,7 @@ import { applyCrds, ensureNamespace, readCrds } from '../k8s/crds.ts';
 import { resources } from '../k8s/resources.ts';
 import { createLogger } from '../log.ts';
 import { ControlPlane, REPO_ROOT } from './controlplane.ts';
+import { assertPortFree, lockDevDir } from './guard.ts';
 import { genjobsCommandMap, NodeAgent } from './nodeagent.ts';
 import { ownDir } from './process.ts';
 
@@ -32,6 +33,13 @@ export async function devMain(): Promise<void> {
   await ownDir(dir);
   const log = createLogger('dev');
   const port = process.env.PORT ?? '8080';
+  const unlock = await lockDevDir(dir);
+  try {
+    await assertPortFree('127.0.0.1', Number(port));
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
   const secretFile = join(dir, 'blob-secret');
   if (!existsSync(secretFile)) await writeFile(secretFile, randomBytes(32).toString('hex'), { mode: 0o600 });
   const config = loadConfig({
@@ -79,7 +87,7 @@ export async function devMain(): Promise<void> {
 
   // One archive for both parts: PGlite is one process's database.
   const archive = await openArchive(config, log, kube.namespace);
-  const stops: Array<() => Promise<void>> = [() => cp.stop(), async () => archive?.close()];
+  const stops: Array<() => Promise<void>> = [() => cp.stop(), async () => archive?.close(), unlock];
   const api = await startApi({ config, kube, log: log.child({ service: 'api' }), archive });
   stops.unshift(() => api.stop());
   // The user commands (genjobs run, jobs, …) find the api here when GENJOBS_URL is unset.

@@ -1,0 +1,67 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/dev/controlplane.ts';
+import { lockDevDir } from '../../src/dev/guard.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'genjobs-dev-guard-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** `genjobs dev` as `npm run dev` starts it; refused before any control plane starts. */
+const dev = (env: NodeJS.ProcessEnv) =>
+  promisify(execFile)(process.execPath, [join(REPO_ROOT, 'src', 'cli.ts'), 'dev'], {
+    env: { ...process.env, ...env },
+    timeout: 30_000,
+  }).then(
+    () => ({ code: 0, stderr: '' }),
+    (err: { code: number; stderr: string }) => err,
+  );
+
+it('a second genjobs dev on one dev dir is refused in one line; a lock its holder left behind is taken over', async () => {
+  const held = join(dir, 'held');
+  await mkdir(held);
+  const release = await lockDevDir(held);
+  const second = await dev({ GENJOBS_DEV_DIR: held, PORT: '0' });
+  expect(second.code).toBe(2);
+  expect(second.stderr.trim()).toBe(
+    `genjobs: another genjobs dev (pid ${process.pid}) runs with GENJOBS_DEV_DIR=${held}: stop it, or give this one its own GENJOBS_DEV_DIR and PORT`,
+  );
+  expect(await readFile(join(held, 'dev.pid'), 'utf8')).toBe(`${process.pid}\n`);
+  await release();
+  // A holder that is gone (killed, its machine restarted): its pid names no process now.
+  const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+  await writeFile(join(held, 'dev.pid'), `${gone}\n`);
+  const again = await lockDevDir(held);
+  expect(await readFile(join(held, 'dev.pid'), 'utf8')).toBe(`${process.pid}\n`);
+  await again();
+});
+
+it('a port in use is refused in one line, before a control plane is started', async () => {
+  const busy = createServer().listen(0, '127.0.0.1');
+  await once(busy, 'listening');
+  try {
+    const port = (busy.address() as AddressInfo).port;
+    const started = Date.now();
+    const refused = await dev({ GENJOBS_DEV_DIR: join(dir, 'port'), PORT: String(port) });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toBe(
+      `genjobs: port ${port} on 127.0.0.1 is in use (another genjobs dev, or another program): PORT=<another port> npm run dev`,
+    );
+    expect(Date.now() - started).toBeLessThan(20_000);
+    // Nothing of a control plane was made, and the dev dir is free for the next start.
+    await expect(readFile(join(dir, 'port', 'dev.pid'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(readFile(join(dir, 'port', 'cluster', 'etcd.log'), 'utf8')).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
+  } finally {
+    busy.close();
+  }
+});
