@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { registerAdminCommands } from './admin/cli.ts';
 import { registerHistoryCommands } from './admin/history.ts';
@@ -16,6 +17,11 @@ import { createLogger, type Logger } from './log.ts';
  */
 const program = new Command('genjobs')
   .description('Asynchronous image and video generation jobs on Kubernetes')
+  // The package's version (package.json ships beside src/ in the image too).
+  .version(
+    (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+      .version,
+  )
   .showHelpAfterError()
   // A usage mistake (a missing argument, an unknown option, a value a parser refused) exits
   // 2 in every subcommand, which inherit this; help exits 0.

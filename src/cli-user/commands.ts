@@ -12,7 +12,7 @@ import { downloadOutputs, prepareDownloadDir, SaveError } from './download.ts';
 import { EXIT, exitForError, exitForJob, exitHelp } from './exit.ts';
 import { buildInput, fileError, UsageError } from './input.ts';
 import { Progress } from './progress.ts';
-import { loadSettings, type Settings, urlSource } from './settings.ts';
+import { keySource, loadSettings, type Settings, urlSource } from './settings.ts';
 
 type Output = { output?: string };
 const outputOption = () =>
@@ -142,8 +142,14 @@ function failed(err: unknown): number {
   if (err instanceof GenjobsError) {
     const id = err.requestId ? ` (request ${err.requestId})` : '';
     // One line: where the address came from rides along when the service did not answer as one.
+    // A key refused: where it and the address came from (a dev dir's key sent to another instance).
+    const s = loadSettings();
     const where =
-      err.status === 0 || err.code === 'INVALID_RESPONSE' ? ` [${unreachableHint(loadSettings())}]` : '';
+      err.status === 0 || err.code === 'INVALID_RESPONSE'
+        ? ` [${unreachableHint(s)}]`
+        : err.status === 401
+          ? ` [the key is from ${keySource(s)}; ${s.url} is from ${urlSource(s)}]`
+          : '';
     console.error(`genjobs: ${err.code}: ${err.message}${id}${where}`);
     return exitForError(err);
   }

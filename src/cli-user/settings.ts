@@ -7,8 +7,10 @@ import { assertNever } from '../errors.ts';
 export interface Settings {
   url: string;
   apiKey: string | undefined;
-  /** Where each came from, for messages. */
+  /** Where the address came from, for messages. */
   source: 'environment' | 'dev mode' | 'default';
+  /** Where the key came from (none: no key). */
+  keySource: 'environment' | 'dev mode' | undefined;
   /** Where dev mode's files are looked for. */
   devDir: string;
 }
@@ -30,6 +32,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     url: url ?? 'http://127.0.0.1:8080',
     apiKey,
     source: env.GENJOBS_URL ? 'environment' : url ? 'dev mode' : 'default',
+    keySource: env.GENJOBS_API_KEY ? 'environment' : apiKey ? 'dev mode' : undefined,
     devDir: dir,
   };
 }
@@ -45,5 +48,19 @@ export function urlSource(s: Settings): string {
       return `the default: GENJOBS_URL is not set and ${s.devDir} has no api-url (no dev mode there)`;
     default:
       return assertNever(s.source);
+  }
+}
+
+/** Where the API key came from, in words. */
+export function keySource(s: Settings): string {
+  switch (s.keySource) {
+    case 'environment':
+      return 'GENJOBS_API_KEY';
+    case 'dev mode':
+      return `the dev mode's ${join(s.devDir, 'api-key')}`;
+    case undefined:
+      return `nowhere: GENJOBS_API_KEY is not set and ${s.devDir} has no api-key`;
+    default:
+      return assertNever(s.keySource);
   }
 }

@@ -127,7 +127,10 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
       GENJOBS_API_KEY: `gjk_${'a'.repeat(40)}`,
     });
     expect(refused.code).toBe(4);
-    expect(refused.stderr).toMatch(/INVALID_API_KEY: .*\(request \S+\)/);
+    // Where the refused key (and the address it went to) came from: a dev dir's key sent to another instance shows.
+    expect(refused.stderr).toMatch(
+      /INVALID_API_KEY: .*\(request \S+\) \[the key is from GENJOBS_API_KEY; http\S+ is from GENJOBS_URL\]\n$/,
+    );
     const down = await genjobs(['jobs', 'get', 'x'], { GENJOBS_URL: 'http://127.0.0.1:1' });
     expect(down.code).toBe(5);
     // Throttled through every retry (a service that always answers 429): 6, not "unreachable".
