@@ -94,16 +94,13 @@ export class S3BlobStore implements BlobStore {
     } catch (error) {
       // HeadBucket answers a bare 404 or 403, without the codes a body would carry.
       const status = statusOf(error);
-      if (status === 404) throw this.#unavailable(Object.assign(error as Error, { name: 'NoSuchBucket' }));
+      const { bucket } = this.#options;
+      if (status === 404) throw new Error(`the bucket ${bucket} does not exist`, { cause: error });
       if (status === 403)
-        throw new AppError(
-          'UNAVAILABLE',
-          `the file store refuses these credentials access to the bucket ${this.#options.bucket}`,
-          {
-            cause: error,
-          },
-        );
-      throw this.#unavailable(error);
+        throw new Error(`the store refuses these credentials access to the bucket ${bucket}`, {
+          cause: error,
+        });
+      throw new Error(this.#reason(error), { cause: error });
     }
   }
 
@@ -243,17 +240,23 @@ export class S3BlobStore implements BlobStore {
    * A failure of the bucket as a retryable 503 (`UNAVAILABLE`), never a 404 or a 500 that
    * blames the file or the client: a missing bucket, refused or timed-out connections, the
    * store's own 5xx and access refusals are the operator's to fix or the store's to recover
-   * from. The message names the bucket and what the store said (logged with the request).
+   * from. The answer says no more than that (a file URL is read by anyone: the bucket's
+   * name and the store's address are not theirs to see); its cause, logged with the
+   * request, names the bucket and what the store said.
    */
   #unavailable(error: unknown): unknown {
     if (error instanceof AppError) return error;
-    const reason = isNoSuchBucket(error)
-      ? `the bucket ${this.#options.bucket} does not exist`
-      : `${(error as Error).name ?? 'Error'}: ${(error as Error).message ?? String(error)}`;
-    return new AppError('UNAVAILABLE', `the file store is unavailable (${reason}); please retry`, {
-      cause: error,
+    return new AppError('UNAVAILABLE', 'the file store is unavailable right now; please retry', {
+      cause: new Error(this.#reason(error), { cause: error }),
       retryAfterSeconds: 5,
     });
+  }
+
+  #reason(error: unknown): string {
+    const { bucket } = this.#options;
+    if (isNoSuchBucket(error)) return `the bucket ${bucket} does not exist`;
+    const e = error as Error;
+    return `bucket ${bucket}: ${e.name ?? 'Error'}: ${e.message ?? String(error)}`;
   }
 
   async #statOrThrow(key: string): Promise<BlobInfo> {
