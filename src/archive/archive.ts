@@ -1,5 +1,5 @@
 import type { GenerationJob, Upload } from '../k8s/types.ts';
-import { type ArchiveOwner, claimArchive } from './claim.ts';
+import { type ArchiveOwner, claimArchive, refuseIfClaimedElsewhere } from './claim.ts';
 import { migrate } from './migrations.ts';
 import { SqlArchive } from './sql-archive.ts';
 import type { SqlClient } from './sql-client.ts';
@@ -12,6 +12,12 @@ import {
 } from './store.ts';
 
 const RETRY_MIGRATION_MS = 1_000;
+/**
+ * How long a claim found good is trusted: after a hand-over to another install (its claim
+ * deleted, the other's taken) a process still running here is refused within this. Deletes
+ * (retention, erasure) ask every time.
+ */
+const CLAIM_RECHECK_MS = 60_000;
 
 export interface ArchiveOptions {
   /** Hears the schema versions this process applied (none when it was current). */
@@ -52,11 +58,17 @@ export class Archive implements ArchiveStore {
    */
   ready(): Promise<void> {
     this.migrated ??= (async () => {
+      const { owner } = this.o;
+      // Another install's database is left as it is: not even its schema is moved on.
+      if (owner) await refuseIfClaimedElsewhere(this.sql, owner);
       const applied = await migrate(this.sql);
       if (applied.length > 0) this.o.onMigrated?.(applied);
-      if (!this.o.owner) return;
-      const outcome = await claimArchive(this.sql, this.o.owner);
+      if (!owner) return;
+      const outcome = await claimArchive(this.sql, owner);
       if (outcome !== 'ours') this.o.onClaimed?.(outcome);
+      setTimeout(() => {
+        this.migrated = undefined;
+      }, CLAIM_RECHECK_MS).unref();
     })().catch((err: unknown) => {
       setTimeout(() => {
         this.migrated = undefined;
@@ -66,9 +78,10 @@ export class Archive implements ArchiveStore {
     return this.migrated;
   }
 
-  private async call<T>(fn: (s: SqlArchive) => Promise<T>): Promise<T> {
+  private async call<T>(fn: (s: SqlArchive) => Promise<T>, o: { claimNow?: boolean } = {}): Promise<T> {
     await this.ready();
     try {
+      if (o.claimNow && this.o.owner) await claimArchive(this.sql, this.o.owner);
       return await fn(this.store);
     } catch (err) {
       throw new ArchiveUnavailableError(err);
@@ -102,8 +115,9 @@ export class Archive implements ArchiveStore {
   accountRows(account: string, range: CreatedRange, limit: number) {
     return this.call((s) => s.accountRows(account, range, limit));
   }
+  /** Asks for the claim first, every time: rows are deleted only from this install's database. */
   deleteRows(rows: readonly ArchiveRow[]) {
-    return this.call((s) => s.deleteRows(rows));
+    return this.call((s) => s.deleteRows(rows), { claimNow: true });
   }
   count() {
     return this.call((s) => s.count());

@@ -14,8 +14,9 @@ export interface ArchiveOwner {
    * previous secrets: a rotation keeps the claim and moves it to the new mark.
    */
   marks: readonly string[];
-  /** The install's namespace, shown to another install that finds the database taken. */
+  /** The install's namespace and its api's address, shown to another install that finds the database taken. */
   namespace: string;
+  api: string;
 }
 
 /**
@@ -29,14 +30,41 @@ export function ownerMark(signingSecret: string): string {
 
 /** The archive database is another install's. */
 export class ArchiveClaimedError extends Error {
-  constructor(namespace: string, claimedAt: string) {
+  constructor(held: HeldClaim) {
     super(
-      `the archive database holds the job history of another genjobs install (namespace ${namespace}, ` +
-        `claimed ${claimedAt}); give each install its own database. If this install replaces that one for ` +
-        'good, delete its claim (DELETE FROM genjobs_install) and restart, and this one takes the history over',
+      `the archive database holds the job history of another genjobs install (namespace ${held.namespace}, ` +
+        `api ${held.api || 'unknown'}, claimed ${held.claimed_at}); give each install its own database. If this ` +
+        'install replaces that one for good, stop that one, then delete its claim (DELETE FROM genjobs_install): ' +
+        'this one takes the history over at its next use',
     );
     this.name = 'ArchiveClaimedError';
   }
+}
+
+interface HeldClaim {
+  marks: string[];
+  namespace: string;
+  api: string;
+  claimed_at: string;
+}
+
+async function heldClaim(sql: SqlClient): Promise<HeldClaim | undefined> {
+  const [held] = await sql.query<HeldClaim>(
+    `SELECT marks, namespace, api, to_char(claimed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS claimed_at
+     FROM genjobs_install WHERE id = 1`,
+  );
+  return held;
+}
+
+/**
+ * Refuses, before anything is written (a migration included), a database another install
+ * holds; one without the claim's table or row passes (see {@link claimArchive}).
+ */
+export async function refuseIfClaimedElsewhere(sql: SqlClient, owner: ArchiveOwner): Promise<void> {
+  const [table] = await sql.query<{ t: string | null }>("SELECT to_regclass('genjobs_install')::text AS t");
+  if (!table?.t) return;
+  const held = await heldClaim(sql);
+  if (held && !held.marks.some((m) => owner.marks.includes(m))) throw new ArchiveClaimedError(held);
 }
 
 /**
@@ -55,23 +83,20 @@ export async function claimArchive(
   if (!mark) throw new Error('an archive owner needs a mark');
   const marks = [...owner.marks];
   const inserted = await sql.query(
-    `INSERT INTO genjobs_install (id, marks, namespace) VALUES (1, $1::text[], $2)
+    `INSERT INTO genjobs_install (id, marks, namespace, api) VALUES (1, $1::text[], $2, $3)
      ON CONFLICT (id) DO NOTHING RETURNING id`,
-    [marks, owner.namespace],
+    [marks, owner.namespace, owner.api],
   );
   if (inserted.length > 0) return 'claimed';
-  const [held] = await sql.query<{ marks: string[]; namespace: string; claimed_at: string }>(
-    `SELECT marks, namespace, to_char(claimed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS claimed_at
-     FROM genjobs_install WHERE id = 1`,
-  );
+  const held = await heldClaim(sql);
   // Deleted meanwhile (an operator handing the history over): the next use claims it.
   if (!held) return claimArchive(sql, owner);
   if (held.marks.includes(mark)) return 'ours';
-  if (!held.marks.some((m) => marks.includes(m)))
-    throw new ArchiveClaimedError(held.namespace, held.claimed_at);
-  await sql.query('UPDATE genjobs_install SET marks = $1::text[], namespace = $2 WHERE id = 1', [
+  if (!held.marks.some((m) => marks.includes(m))) throw new ArchiveClaimedError(held);
+  await sql.query('UPDATE genjobs_install SET marks = $1::text[], namespace = $2, api = $3 WHERE id = 1', [
     marks,
     owner.namespace,
+    owner.api,
   ]);
   return 'renewed';
 }

@@ -40,6 +40,7 @@ export const MIGRATIONS: readonly string[] = [
      id integer PRIMARY KEY CHECK (id = 1),
      marks text[] NOT NULL,
      namespace text NOT NULL,
+     api text NOT NULL,
      claimed_at timestamptz NOT NULL DEFAULT now()
    );`,
 ];

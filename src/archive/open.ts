@@ -28,7 +28,13 @@ export async function openArchive(
         `archive schema migrated from version ${versions[0]! - 1} to ${versions.at(-1)}`,
       ),
     ...(blob
-      ? { owner: { marks: [blob.signingSecret, ...blob.previousSigningSecrets].map(ownerMark), namespace } }
+      ? {
+          owner: {
+            marks: [blob.signingSecret, ...blob.previousSigningSecrets].map(ownerMark),
+            namespace,
+            api: config.GENJOBS_PUBLIC_URL,
+          },
+        }
       : {}),
     onClaimed: (outcome) =>
       log.info(

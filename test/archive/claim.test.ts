@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Archive } from '../../src/archive/archive.ts';
 import { type ArchiveOwner, ownerMark } from '../../src/archive/claim.ts';
+import { MIGRATIONS } from '../../src/archive/migrations.ts';
 import type { SqlClient } from '../../src/archive/sql-client.ts';
 import { ArchiveUnavailableError } from '../../src/archive/store.ts';
 import { finishedJob } from './fixtures.ts';
@@ -10,6 +11,7 @@ const secret = (c: string) => c.repeat(32);
 const owner = (namespace: string, ...secrets: string[]): ArchiveOwner => ({
   marks: secrets.map(ownerMark),
   namespace,
+  api: `https://${namespace}.example`,
 });
 
 for (const make of [pglite, postgres]) {
@@ -42,7 +44,7 @@ for (const make of [pglite, postgres]) {
       const refused = prod.getJob('s1');
       await expect(refused).rejects.toBeInstanceOf(ArchiveUnavailableError);
       await expect(refused).rejects.toThrow(
-        /holds the job history of another genjobs install \(namespace gj-staging, claimed \d{4}-\d\d-\d\dT[\d:]+Z\); give each install its own database.*DELETE FROM genjobs_install/,
+        /holds the job history of another genjobs install \(namespace gj-staging, api https:\/\/gj-staging\.example, claimed \d{4}-\d\d-\d\dT[\d:]+Z\); give each install its own database.*stop that one, then delete its claim \(DELETE FROM genjobs_install\)/,
       );
       await expect(prod.listJobs({ account: 'demo', limit: 10 })).rejects.toThrow(/another genjobs install/);
       await expect(prod.upsertJobs([finishedJob('p1', { account: 'demo' })])).rejects.toThrow(
@@ -62,13 +64,31 @@ for (const make of [pglite, postgres]) {
       expect(claimed).toHaveLength(2);
       await expect((await process(owner('gj-prod', secret('p')))).count()).rejects.toThrow(/gj-staging/);
 
-      // Handing the history over, as the message says: the next install to use it claims it.
+      // Refused before anything is written, a pending migration included: staging's schema
+      // one step behind (its last step's row gone), production must not run that step.
       const sql: SqlClient = await connect();
+      await sql.query(
+        'DELETE FROM genjobs_schema_migrations WHERE version = (SELECT max(version) FROM genjobs_schema_migrations)',
+      );
+      await expect((await process(owner('gj-prod', secret('p')))).count()).rejects.toThrow(
+        /another genjobs install/,
+      );
+      const [steps] = await sql.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM genjobs_schema_migrations',
+      );
+      expect(steps?.n).toBe(MIGRATIONS.length - 1);
+      await sql.query('INSERT INTO genjobs_schema_migrations (version) VALUES ($1)', [MIGRATIONS.length]);
+
+      // Handing the history over, as the message says: the next install to use it claims it,
+      // and a process of the old one still running deletes nothing more at once (its other
+      // uses are refused within a minute, when it asks again).
       await sql.query('DELETE FROM genjobs_install');
       const takeover = await process(owner('gj-prod', secret('p')));
       expect((await takeover.getJob('s1'))?.metadata.name).toBe('s1');
       expect(claimed.at(-1)).toBe('gj-prod:claimed');
       await expect((await process(staging)).count()).rejects.toThrow(/namespace gj-prod/);
+      await expect(first.deleteRows([{ kind: 'job', id: 's1' }])).rejects.toThrow(/namespace gj-prod/);
+      expect((await takeover.getJob('s1'))?.metadata.name).toBe('s1');
     });
 
     it('an archive without an owner (tests, the bench, a read without the secret) claims nothing', async () => {
