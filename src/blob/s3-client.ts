@@ -16,10 +16,13 @@ export interface S3ConnectionOptions {
  * A store that takes a connection and then says nothing (a hung endpoint) fails a request
  * after this long without a byte either way, instead of holding a worker's upload until its
  * job times out; the caller answers 503 and the worker retries. A connection must open
- * within CONNECT_TIMEOUT_MS.
+ * within CONNECT_TIMEOUT_MS. With S3_ATTEMPTS tries, a hung store is a 503 within about
+ * 20 s: before the worker's 30 s wait for an input and a client's usual 30 to 60 s, so both
+ * hear it is the store and can wait it out.
  */
-export const S3_IDLE_TIMEOUT_MS = 30_000;
+export const S3_IDLE_TIMEOUT_MS = 10_000;
 export const S3_CONNECT_TIMEOUT_MS = 5_000;
+export const S3_ATTEMPTS = 2;
 
 /** An S3 client that also works with S3-compatible stores. */
 export function createS3Client(options: S3ConnectionOptions): S3Client {
@@ -32,6 +35,7 @@ export function createS3Client(options: S3ConnectionOptions): S3Client {
     // a read) and each failure at error, a HeadObject's expected 404 included; the callers
     // handle and report failures themselves.
     logger: options.logger && warningsOf(options.logger),
+    maxAttempts: S3_ATTEMPTS,
     requestHandler: {
       connectionTimeout: S3_CONNECT_TIMEOUT_MS,
       socketTimeout: options.idleTimeoutMs ?? S3_IDLE_TIMEOUT_MS,

@@ -20,7 +20,7 @@ export async function lockDevDir(dir: string): Promise<() => Promise<void>> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(pid) && pid > 0 && alive(pid))
+      if (Number.isInteger(pid) && pid > 0 && (await devRunning(pid)))
         throw new ConfigError(
           `another genjobs dev (pid ${pid}) runs with GENJOBS_DEV_DIR=${dir}: stop it, or give this one its own GENJOBS_DEV_DIR and PORT`,
         );
@@ -32,14 +32,21 @@ export async function lockDevDir(dir: string): Promise<() => Promise<void>> {
   );
 }
 
-function alive(pid: number): boolean {
+/**
+ * Whether `pid` is a genjobs dev process: alive, and (where /proc tells) running `dev`, not
+ * another program that got the number after a crash or a reboot.
+ */
+async function devRunning(pid: number): Promise<boolean> {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: it is there, another user's.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
+  if (cmdline === undefined) return true;
+  const args = cmdline.split('\0');
+  return args.includes('dev') && args.some((a) => /(?:^|\/)(?:cli\.ts|genjobs)$/.test(a));
 }
 
 /**

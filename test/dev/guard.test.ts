@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
@@ -28,20 +28,36 @@ const dev = (env: NodeJS.ProcessEnv) =>
 it('a second genjobs dev on one dev dir is refused in one line; a lock its holder left behind is taken over', async () => {
   const held = join(dir, 'held');
   await mkdir(held);
-  const release = await lockDevDir(held);
-  const second = await dev({ GENJOBS_DEV_DIR: held, PORT: '0' });
-  expect(second.code).toBe(2);
-  expect(second.stderr.trim()).toBe(
-    `genjobs: another genjobs dev (pid ${process.pid}) runs with GENJOBS_DEV_DIR=${held}: stop it, or give this one its own GENJOBS_DEV_DIR and PORT`,
-  );
-  expect(await readFile(join(held, 'dev.pid'), 'utf8')).toBe(`${process.pid}\n`);
-  await release();
+  // The first one, as far as its lock and its command line tell (`… cli.ts dev`).
+  const first = spawn(process.execPath, [
+    '-e',
+    'setInterval(() => {}, 1000)',
+    join(REPO_ROOT, 'src', 'cli.ts'),
+    'dev',
+  ]);
+  try {
+    await writeFile(join(held, 'dev.pid'), `${first.pid}\n`);
+    const second = await dev({ GENJOBS_DEV_DIR: held, PORT: '0' });
+    expect(second.code).toBe(2);
+    expect(second.stderr.trim()).toBe(
+      `genjobs: another genjobs dev (pid ${first.pid}) runs with GENJOBS_DEV_DIR=${held}: stop it, or give this one its own GENJOBS_DEV_DIR and PORT`,
+    );
+    expect(await readFile(join(held, 'dev.pid'), 'utf8')).toBe(`${first.pid}\n`);
+  } finally {
+    first.kill();
+  }
+  await once(first, 'exit');
   // A holder that is gone (killed, its machine restarted): its pid names no process now.
   const gone = spawnSync(process.execPath, ['-e', '0']).pid;
   await writeFile(join(held, 'dev.pid'), `${gone}\n`);
   const again = await lockDevDir(held);
   expect(await readFile(join(held, 'dev.pid'), 'utf8')).toBe(`${process.pid}\n`);
   await again();
+  // Its number given to another program since (after a reboot): pid 1 is no genjobs dev.
+  await writeFile(join(held, 'dev.pid'), '1\n');
+  const reused = await lockDevDir(held);
+  expect(await readFile(join(held, 'dev.pid'), 'utf8')).toBe(`${process.pid}\n`);
+  await reused();
 });
 
 it('a port in use is refused in one line, before a control plane is started', async () => {
