@@ -116,8 +116,10 @@ export class WebhookSecrets {
         const replaced = await replaceSecret(this.kube, fresh, this.namespace).catch((err: unknown) => {
           // The controller may not update Secrets (the chart's Role): the admin command replaces it.
           if (!isForbidden(err)) throw err;
+          // Made before the install mark: another install given this namespace may have made it.
+          const unmarked = existing.metadata?.annotations?.[INSTALL_NAMESPACE_ANNOTATION] === undefined;
           throw new Error(
-            `the webhook Secret ${webhookSecretName(account)} was made for a deleted account named ${account} and is not this account's; \`genjobs accounts webhook-secret ${account}\` makes its own`,
+            `the webhook Secret ${webhookSecretName(account)} was made for a deleted account named ${account}${unmarked ? ` (or, made before secrets named their install, for another genjobs install's ${account} in this namespace: then give each install its own webhooks.secretNamespace)` : ''} and is not this account's; \`genjobs accounts webhook-secret ${account}\` makes its own`,
             { cause: err },
           );
         });
