@@ -145,7 +145,10 @@ function failed(err: unknown): number {
     // A key refused: where it and the address came from (a dev dir's key sent to another instance).
     const s = loadSettings();
     const where =
-      err.status === 0 || err.code === 'INVALID_RESPONSE'
+      // Only when it was the service's address (an upload's PUT goes to the bucket's).
+      (err.status === 0 || err.code === 'INVALID_RESPONSE') &&
+      URL.canParse(s.url) &&
+      err.message.includes(new URL(s.url).host)
         ? ` [${unreachableHint(s)}]`
         : err.status === 401
           ? ` [the key is from ${keySource(s)}; ${s.url} is from ${urlSource(s)}]`

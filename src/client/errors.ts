@@ -71,7 +71,7 @@ export class GenjobsError extends Error {
       // Not problem+json (a proxy's page): the status says what there is to say.
     }
     const retryAfter = retryAfterSeconds(res.headers.get('retry-after'));
-    return new GenjobsError(body.detail ?? (text.slice(0, 200) || `HTTP ${res.status}`), {
+    return new GenjobsError(body.detail ?? (oneLine(text) || `HTTP ${res.status}`), {
       status: res.status,
       code: body.code ?? `HTTP_${res.status}`,
       requestId: body.requestId ?? res.headers.get('x-request-id') ?? undefined,
@@ -83,6 +83,17 @@ export class GenjobsError extends Error {
       attempts,
     });
   }
+}
+
+/**
+ * What a body that is not problem+json says, in one line: an S3-compatible store's XML error
+ * (an upload's PUT goes to the bucket) as its code and message, anything else (a proxy's
+ * page) squeezed and cut.
+ */
+function oneLine(text: string): string {
+  const s3 = /<Code>([^<]*)<\/Code>[\s\S]*?<Message>([^<]*)<\/Message>/.exec(text);
+  if (s3) return `${s3[1]}: ${s3[2]}`;
+  return text.replace(/\s+/g, ' ').trim().slice(0, 200);
 }
 
 /**

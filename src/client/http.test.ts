@@ -174,6 +174,23 @@ describe('Http', () => {
   });
 });
 
+describe('an answer that is not problem+json', () => {
+  it("is one line: an S3-compatible store's XML error as its code and message, any other body squeezed", async () => {
+    const xml =
+      '<?xml version="1.0" encoding="utf-8"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><BucketName>gj</BucketName></Error>';
+    const s3 = await GenjobsError.fromResponse(new Response(xml, { status: 404 }));
+    expect([s3.message, s3.code, s3.retryable]).toEqual([
+      'NoSuchBucket: The specified bucket does not exist',
+      'HTTP_404',
+      false,
+    ]);
+    const page = await GenjobsError.fromResponse(
+      new Response('<html>\n  <body>Bad   gateway</body>\n</html>', { status: 502 }),
+    );
+    expect([page.message, page.retryable]).toEqual(['<html> <body>Bad gateway</body> </html>', true]);
+  });
+});
+
 describe('Retry-After', () => {
   it('reads seconds and HTTP-dates; an absent or unreadable one is undefined, never 0', () => {
     expect(retryAfterSeconds('5')).toBe(5);
