@@ -47,7 +47,21 @@ export function createS3Client(options: S3ConnectionOptions): S3Client {
   });
 }
 
+/**
+ * The SDK's warnings but the one it gives with every failed upload ("An error was
+ * encountered in a non-retryable streaming request"), which the caller reports itself with
+ * the bucket and the reason.
+ */
 function warningsOf(logger: NonNullable<S3ClientConfig['logger']>): NonNullable<S3ClientConfig['logger']> {
   const quiet = () => {};
-  return { trace: quiet, debug: quiet, info: quiet, error: quiet, warn: (...args) => logger.warn(...args) };
+  return {
+    trace: quiet,
+    debug: quiet,
+    info: quiet,
+    error: quiet,
+    warn: (...args) => {
+      if (!args.some((a) => typeof a === 'string' && a.includes('non-retryable streaming request')))
+        logger.warn(...args);
+    },
+  };
 }
