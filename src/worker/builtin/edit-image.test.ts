@@ -124,7 +124,10 @@ describe('builtin edit-image', () => {
     // The test server stands for the api's /files here.
     const own = {
       now: () => t,
-      sleep: async (ms: number) => void (waits.push(ms), (t += ms)),
+      sleep: async (ms: number) => {
+        waits.push(ms);
+        t += ms;
+      },
       ownFile: (url: string) => url.startsWith(`${server.url}/`),
     };
     flaky = 2;
