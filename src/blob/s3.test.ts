@@ -112,6 +112,16 @@ describe.skipIf(!hasMoto)('S3 store against a local S3 server (moto)', () => {
   let endpoint: string;
   let dir: string;
   const bucket = 'genjobs-test';
+  /** The store on a client and a bucket, its public URL on moto. */
+  const storeOn = (c: S3Client, b: string) =>
+    new S3BlobStore({
+      client: c,
+      bucket: b,
+      publicBaseUrl: `${endpoint}/${b}`,
+      signer,
+      grantMaxSize: 1000,
+      now: Date.now,
+    });
 
   beforeAll(async () => {
     moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -141,14 +151,7 @@ describe.skipIf(!hasMoto)('S3 store against a local S3 server (moto)', () => {
       ],
     };
     await client.send(new PutBucketPolicyCommand({ Bucket: bucket, Policy: JSON.stringify(policy) }));
-    store = new S3BlobStore({
-      client,
-      bucket,
-      publicBaseUrl: `${endpoint}/${bucket}`,
-      signer,
-      grantMaxSize: 1000,
-      now: Date.now,
-    });
+    store = storeOn(client, bucket);
     dir = await mkdtemp(join(tmpdir(), 'genjobs-s3-test-'));
   }, 30_000);
 
@@ -290,15 +293,6 @@ describe.skipIf(!hasMoto)('S3 store against a local S3 server (moto)', () => {
     };
     const file = join(dir, 'out-503.png');
     await writeFile(file, 'output bytes');
-    const storeOn = (c: S3Client, b: string) =>
-      new S3BlobStore({
-        client: c,
-        bucket: b,
-        publicBaseUrl: `${endpoint}/${b}`,
-        signer,
-        grantMaxSize: 1000,
-        now: Date.now,
-      });
 
     // A bucket deleted (or misnamed): the worker's PUT waited for an answer that never came.
     const missing = storeOn(client, 'genjobs-not-there');

@@ -33,8 +33,9 @@ export const uploadDeadlineMs = (size: number) => 60_000 + Math.ceil(size / 1_04
 /**
  * PUTs a local file to `<baseUrl>/<key>` with a prefix grant, streaming it (used by the
  * worker for its outputs), within {@link uploadDeadlineMs}. `baseUrl` is the api's files
- * router as the Pod reaches it, e.g. `http://genjobs-api.genjobs.svc:8080/files`. Throws {@link UploadFailed} on no answer or
- * a non-2xx one, with the status and problem detail in the message.
+ * router as the Pod reaches it, e.g. `http://genjobs-api.genjobs.svc:8080/files`. Throws
+ * {@link UploadFailed} on no answer or a non-2xx one, with the status and problem detail in
+ * the message.
  */
 export async function uploadWithGrant(
   baseUrl: string,

@@ -127,6 +127,19 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<number | undefi
   };
 }
 
+/**
+ * Where the settings behind a failure came from, on the same line: the address when the
+ * service did not answer as one (not an upload's bucket, which a PUT reaches instead), the
+ * key and the address when the key was refused (one dev dir's key sent to another instance).
+ */
+function settingsHint(err: GenjobsError, s: Settings): string {
+  const noService = err.status === 0 || err.code === 'INVALID_RESPONSE';
+  if (noService && URL.canParse(s.url) && err.message.includes(new URL(s.url).host))
+    return ` [${unreachableHint(s)}]`;
+  if (err.status === 401) return ` [the key is from ${keySource(s)}; ${s.url} is from ${urlSource(s)}]`;
+  return '';
+}
+
 /** Says what went wrong; answers the exit code. */
 function failed(err: unknown): number {
   if (err instanceof Interrupted) {
@@ -141,19 +154,7 @@ function failed(err: unknown): number {
   }
   if (err instanceof GenjobsError) {
     const id = err.requestId ? ` (request ${err.requestId})` : '';
-    // One line: where the address came from rides along when the service did not answer as one.
-    // A key refused: where it and the address came from (a dev dir's key sent to another instance).
-    const s = loadSettings();
-    const where =
-      // Only when it was the service's address (an upload's PUT goes to the bucket's).
-      (err.status === 0 || err.code === 'INVALID_RESPONSE') &&
-      URL.canParse(s.url) &&
-      err.message.includes(new URL(s.url).host)
-        ? ` [${unreachableHint(s)}]`
-        : err.status === 401
-          ? ` [the key is from ${keySource(s)}; ${s.url} is from ${urlSource(s)}]`
-          : '';
-    console.error(`genjobs: ${err.code}: ${err.message}${id}${where}`);
+    console.error(`genjobs: ${err.code}: ${err.message}${id}${settingsHint(err, loadSettings())}`);
     return exitForError(err);
   }
   console.error(`genjobs: ${err instanceof Error ? err.message : String(err)}`);

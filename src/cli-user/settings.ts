@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { assertNever } from '../errors.ts';
 
 /** Where the user commands find the service and the key. */
 export interface Settings {
@@ -39,28 +38,32 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
 
 /** Where the service's address came from, in words. */
 export function urlSource(s: Settings): string {
-  switch (s.source) {
-    case 'environment':
-      return 'GENJOBS_URL';
-    case 'dev mode':
-      return `the dev mode's ${join(s.devDir, 'api-url')}`;
-    case 'default':
-      return `the default: GENJOBS_URL is not set and ${s.devDir} has no api-url (no dev mode there)`;
-    default:
-      return assertNever(s.source);
-  }
+  return origin(
+    s.source,
+    'GENJOBS_URL',
+    join(s.devDir, 'api-url'),
+    `the default: GENJOBS_URL is not set and ${s.devDir} has no api-url (no dev mode there)`,
+  );
 }
 
 /** Where the API key came from, in words. */
 export function keySource(s: Settings): string {
-  switch (s.keySource) {
-    case 'environment':
-      return 'GENJOBS_API_KEY';
-    case 'dev mode':
-      return `the dev mode's ${join(s.devDir, 'api-key')}`;
-    case undefined:
-      return `nowhere: GENJOBS_API_KEY is not set and ${s.devDir} has no api-key`;
-    default:
-      return assertNever(s.keySource);
-  }
+  return origin(
+    s.keySource,
+    'GENJOBS_API_KEY',
+    join(s.devDir, 'api-key'),
+    `nowhere: GENJOBS_API_KEY is not set and ${s.devDir} has no api-key`,
+  );
+}
+
+/** One setting's origin: its variable, the dev mode's file, or neither (`otherwise`). */
+function origin(
+  source: Settings['source'] | Settings['keySource'],
+  variable: string,
+  devFile: string,
+  otherwise: string,
+): string {
+  if (source === 'environment') return variable;
+  if (source === 'dev mode') return `the dev mode's ${devFile}`;
+  return otherwise;
 }
