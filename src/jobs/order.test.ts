@@ -123,12 +123,17 @@ describe('fair queue: accounts take turns', () => {
       const expected = [...items]
         .sort((x, y) => turn(x) - turn(y) || admissionOrder(x, y))
         .map((e) => e.name);
+      // Positions before the order is made (a search per account), then in it.
+      expect(items.map((e) => q.position(e))).toEqual(items.map((e) => expected.indexOf(e.name)));
       expect(q.order().map((e) => e.name)).toEqual(expected);
       expect(items.map((e) => q.position(e))).toEqual(items.map((e) => expected.indexOf(e.name)));
       expect(q.length).toBe(items.length);
       // A job not queued yet stands where it would be put.
       const late = entry(`a${rand(accounts)}`, 'late', rand(25));
       const at = q.position(late);
+      q.remove(items[0] ?? late);
+      q.put(items[0] ?? late);
+      expect(q.position(late)).toBe(at);
       q.put(late);
       expect(q.order().findIndex((e) => e.name === 'late')).toBe(at);
     }

@@ -93,9 +93,9 @@ interface Turns<T extends QueuedFor> {
  * in this order, and the api numbers queue positions and plays estimates in it, from the
  * same waiting jobs and holding counts, so the two agree.
  *
- * A position costs a binary search per account with jobs waiting for the variant, however
- * long the queue is; the whole order (estimates, the controller's look past jobs that are
- * not ready) is made turn by turn from the accounts' queues, and kept until the queue changes.
+ * The whole order (estimates, the controller's look past jobs that are not ready) is made
+ * turn by turn from the accounts' queues and kept until the queue changes; a position is a
+ * binary search of it then, else a binary search per account with jobs waiting.
  */
 export class FairQueue<T extends QueuedFor> {
   private readonly accounts = new Map<string, Turns<T>>();
@@ -155,12 +155,28 @@ export class FairQueue<T extends QueuedFor> {
     this.tidy(account, t);
   }
 
-  /** Where `item` stands, or would stand were it added: the number of jobs that start before it. */
+  /**
+   * Where `item` stands, or would stand were it added: the number of jobs that start before
+   * it. Once the order is made (the api's estimates make it, and it is kept until the queue
+   * changes) a binary search of it, which is sorted by (turn, submit order); else a binary
+   * search per account with jobs waiting, which is all the controller's admission pays
+   * between two changes of the queue.
+   */
   position(item: QueuedFor): number {
-    const own = this.accounts.get(item.account);
-    const i = own?.waiting.position(item) ?? 0;
-    const turn = (own?.holding.size ?? 0) + i;
-    let ahead = i;
+    const turn = this.turnOf(item);
+    if (this.ordered) {
+      const ordered = this.ordered;
+      let lo = 0;
+      let hi = ordered.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        const x = ordered[mid]!;
+        if ((this.turnOf(x) - turn || admissionOrder(x, item)) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+    let ahead = turn - (this.accounts.get(item.account)?.holding.size ?? 0);
     for (const [account, t] of this.accounts) {
       if (account === item.account || t.waiting.length === 0) continue;
       // Its jobs of a lower turn, and the one of the same turn if it was submitted first.
@@ -173,13 +189,18 @@ export class FairQueue<T extends QueuedFor> {
     return ahead;
   }
 
+  /** An account's i-th waiting job (or one that would be) has the turn `holding + i`. */
+  private turnOf(item: QueuedFor): number {
+    const own = this.accounts.get(item.account);
+    return (own?.holding.size ?? 0) + (own?.waiting.position(item) ?? 0);
+  }
+
   /**
    * Whether `item` (queued, or to be) starts ahead of a job of a later turn than its own: it
    * overtakes some of another account's backlog, not just jobs of its own turn.
    */
   overtakes(item: QueuedFor): boolean {
-    const own = this.accounts.get(item.account);
-    const turn = (own?.holding.size ?? 0) + (own?.waiting.position(item) ?? 0);
+    const turn = this.turnOf(item);
     for (const t of this.accounts.values()) if (t.holding.size + t.waiting.length - 1 > turn) return true;
     return false;
   }

@@ -236,7 +236,9 @@ export class QueueView {
     }
     const slots = new Slots(variant?.runtime.maxConcurrency ?? 1, ends);
     const paused = this.stopped(variant);
-    for (const w of paused ? [] : q.waiting.order()) {
+    // Made for a paused variant too: queue positions are a binary search of it.
+    const order = q.waiting.order();
+    for (const w of paused ? [] : order) {
       const ms = run(w.work);
       eta.set(w.name, slots.take(ms, now) + ms);
     }
