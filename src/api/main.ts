@@ -62,16 +62,17 @@ export interface RunningApi extends RunningServer {
 const EMPTY_CATALOG_MESSAGE = 'the model catalog has not loaded yet';
 
 /**
- * Turns off V8's allocation-site pretenuring for this process, before the caches fill. V8
- * learns from the first informer lists (thousands of objects that all live on) to allocate
- * at those sites straight into the old generation, and the same sites then serve every
- * request: each request's garbage lands in old space and keeps its young objects alive
- * through scavenges, which promote them in turn. Measured with 2,000 live jobs at c=16 (the
- * bench's archive reads, `--trace-gc-nvp`): 9.7-10.1 MB promoted per scavenge and 11-12 ms
- * pauses with it, 2.9-3.1 MB and 4.1-4.2 ms without; read p99s fell from 14-16 ms to 4-9 ms
- * and list pages from 24-25 ms to 18 ms. Runs with fewer live jobs hit it in some starts
- * and not others. A runtime flag, read where V8 digests its allocation feedback, so setting
- * it here works as the command-line flag does (same figures) and needs no launcher to pass it.
+ * Turns off V8's allocation-site pretenuring for this process, before the caches fill.
+ * Measured with 2,000 live jobs at c=16 (the bench's archive reads, `--trace-gc-nvp`):
+ * 9.7-10.1 MB promoted per scavenge and 11-12 ms pauses with it, 2.9-3.1 MB and 4.0-4.2 ms
+ * without; read p99s fell from 14-16 ms to 4-11 ms and list pages from 24-25 ms to 18 ms.
+ * With 500 live jobs some starts showed it and some did not. The likely mechanism (not
+ * traced to one site): V8 learns from sites whose objects all lived on (the first informer
+ * lists fill the caches) to allocate there straight into old space; when requests then
+ * allocate at those sites, their garbage in old space keeps the young objects it points to
+ * alive through scavenges, which promote them. A runtime flag, read where V8 digests its
+ * allocation feedback: set here it gave the command-line flag's figures, and no launcher
+ * (chart, dev mode, tests) has to pass it.
  */
 function noPretenuring(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
