@@ -160,6 +160,18 @@ describe('genjobs user commands: failures are one line and a documented exit cod
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('an error answer without a service code (another server at that address) exits 5 and names where the address came from', async () => {
+    // What the controller's health port answers to GET /v1/account.
+    const api = await fakeApi((_req, res) => json(res, { status: 'not found' }, 404));
+    const r = await genjobs(['balance'], { GENJOBS_URL: api.url });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('genjobs: HTTP_404: {"status":"not found"}');
+    expect(r.stderr).toContain(
+      `not an answer of the genjobs api (its errors have a code); ${api.url} is from GENJOBS_URL]`,
+    );
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('an empty, . or .. job id is a usage error; nothing is asked', async () => {
     const api = await fakeApi((_req, res) => json(res, { jobs: [] }));
     for (const args of [

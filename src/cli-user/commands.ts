@@ -9,7 +9,7 @@ import {
   type PresignRequest,
 } from '../client/index.ts';
 import { downloadOutputs, prepareDownloadDir, SaveError } from './download.ts';
-import { EXIT, exitForError, exitForJob, exitHelp } from './exit.ts';
+import { EXIT, exitForError, exitForJob, exitHelp, notFromTheApi } from './exit.ts';
 import { buildInput, fileError, UsageError } from './input.ts';
 import { Progress } from './progress.ts';
 import { keySource, loadSettings, type Settings, urlSource } from './settings.ts';
@@ -136,6 +136,8 @@ function settingsHint(err: GenjobsError, s: Settings): string {
   const noService = err.status === 0 || err.code === 'INVALID_RESPONSE';
   if (noService && URL.canParse(s.url) && err.message.includes(new URL(s.url).host))
     return ` [${unreachableHint(s)}]`;
+  if (notFromTheApi(err))
+    return ` [not an answer of the genjobs api (its errors have a code); ${unreachableHint(s)}]`;
   if (err.status === 401) return ` [the key is from ${keySource(s)}; ${s.url} is from ${urlSource(s)}]`;
   return '';
 }

@@ -56,6 +56,16 @@ export function exitForJob(job: Job): number {
  */
 export function exitForError(err: GenjobsError): number {
   if (err.status === 429) return EXIT.throttled;
-  if (err.status === 0 || err.retryable || err.code === 'INVALID_RESPONSE') return EXIT.unavailable;
+  if (err.status === 0 || err.retryable || err.code === 'INVALID_RESPONSE' || notFromTheApi(err))
+    return EXIT.unavailable;
   return EXIT.refused;
+}
+
+/**
+ * An error answer without a service code (the client names it `HTTP_<status>`): every
+ * error of the api has one, so this came from something else at that address (a proxy,
+ * another server, the controller's health port).
+ */
+export function notFromTheApi(err: GenjobsError): boolean {
+  return err.status > 0 && /^HTTP_\d+$/.test(err.code);
 }

@@ -59,6 +59,18 @@ describe('Http', () => {
     expect(() => new Http({ baseUrl: 'https://genjobs.example.com/' })).not.toThrow();
   });
 
+  it('takes an address given with its /v1 (or a path prefix and /v1) as the service root', () => {
+    expect(new Http({ baseUrl: 'https://genjobs.example.com/v1/' }).url('/v1/jobs')).toBe(
+      'https://genjobs.example.com/v1/jobs',
+    );
+    expect(new Http({ baseUrl: 'https://example.com/genjobs/v1' }).url('/v1/jobs')).toBe(
+      'https://example.com/genjobs/v1/jobs',
+    );
+    expect(new Http({ baseUrl: 'https://example.com/genjobs' }).url('/v1/jobs')).toBe(
+      'https://example.com/genjobs/v1/jobs',
+    );
+  });
+
   it('never repeats a non-idempotent request that got no answer', async () => {
     let calls = 0;
     const http = new Http({

@@ -2,7 +2,7 @@ import { GenjobsError } from './errors.ts';
 
 /** How the client reaches the service. */
 export interface ClientOptions {
-  /** The api's address, e.g. `https://genjobs.example.com` (no trailing /v1). */
+  /** The api's address, e.g. `https://genjobs.example.com` (a trailing /v1 is dropped). */
   baseUrl: string;
   /** An API key (`gjk_…`); the public catalog works without one. */
   apiKey?: string;
@@ -111,7 +111,8 @@ export class Http {
       );
     }
     this.o = o;
-    this.base = o.baseUrl.replace(/\/+$/, '');
+    // Paths are /v1/…: an address given with its /v1 (as the docs' paths show it) means the same.
+    this.base = o.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   }
 
   url(path: string, query?: Record<string, string | number | undefined>): string {

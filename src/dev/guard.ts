@@ -6,9 +6,13 @@ import { ConfigError } from '../config.ts';
 /**
  * Takes `<dir>/dev.pid` for this process: one dev instance per dev dir. A second one's etcd
  * would wait on the first's data lock for ever, and its start would cut the first's logs.
- * A file left by a process that is gone is taken over. Resolves with the release.
+ * A file left by a process that is gone is taken over (`onTakeOver` hears of it). Resolves
+ * with the release.
  */
-export async function lockDevDir(dir: string): Promise<() => Promise<void>> {
+export async function lockDevDir(
+  dir: string,
+  onTakeOver?: (pid: number) => void,
+): Promise<() => Promise<void>> {
   const file = join(dir, 'dev.pid');
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -25,6 +29,7 @@ export async function lockDevDir(dir: string): Promise<() => Promise<void>> {
           `another genjobs dev (pid ${pid}) runs with GENJOBS_DEV_DIR=${dir}: stop it, or give this one its own GENJOBS_DEV_DIR and PORT`,
         );
       await rm(file, { force: true });
+      if (Number.isInteger(pid) && pid > 0) onTakeOver?.(pid);
     }
   }
   throw new ConfigError(

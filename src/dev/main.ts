@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { AccountAdmin } from '../accounts/admin.ts';
 import { startApi } from '../api/main.ts';
+import { ArchiveClaimedError } from '../archive/claim.ts';
 import { openArchive } from '../archive/open.ts';
 import { defaultCatalogConfigMap } from '../catalog/install.ts';
-import { kubeDeadlines, loadConfig } from '../config.ts';
+import { ConfigError, kubeDeadlines, loadConfig } from '../config.ts';
 import { startController } from '../controller/main.ts';
 import { fromKubeConfig, loadKubeConfig } from '../k8s/client.ts';
 import { createConfigMapIfMissing } from '../k8s/configmaps.ts';
@@ -33,7 +34,9 @@ export async function devMain(): Promise<void> {
   await ownDir(dir);
   const log = createLogger('dev');
   const port = process.env.PORT ?? '8080';
-  const unlock = await lockDevDir(dir);
+  const unlock = await lockDevDir(dir, (pid) =>
+    log.info({ dir, pid }, `the genjobs dev that held this dev dir (pid ${pid}) is gone; taking it over`),
+  );
   try {
     await assertPortFree('127.0.0.1', Number(port));
   } catch (err) {
@@ -88,6 +91,18 @@ export async function devMain(): Promise<void> {
   // One archive for both parts: PGlite is one process's database.
   const archive = await openArchive(config, log, kube.namespace);
   const stops: Array<() => Promise<void>> = [() => cp.stop(), async () => archive?.close(), unlock];
+  // A database another install claimed is refused here, in one line, rather than in a
+  // warning that scrolls past the banner with every archived read failing after it. One
+  // that is down is not: archiving waits for it, as in a cluster.
+  const claimed = await archive?.ready().then(
+    () => undefined,
+    (err: unknown) =>
+      err instanceof Error && err.cause instanceof ArchiveClaimedError ? err.cause : undefined,
+  );
+  if (claimed) {
+    for (const stop of stops) await stop().catch(() => {});
+    throw new ConfigError(`${claimed.message} (GENJOBS_ARCHIVE_URL)`);
+  }
   const api = await startApi({ config, kube, log: log.child({ service: 'api' }), archive });
   stops.unshift(() => api.stop());
   // The user commands (genjobs run, jobs, …) find the api here when GENJOBS_URL is unset.

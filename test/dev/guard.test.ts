@@ -6,6 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Archive } from '../../src/archive/archive.ts';
+import { ownerMark } from '../../src/archive/claim.ts';
+import { LocalPostgres } from '../../src/archive/local-server.ts';
+import { postgresClient } from '../../src/archive/postgres.ts';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { lockDevDir } from '../../src/dev/guard.ts';
 
@@ -19,7 +23,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 const dev = (env: NodeJS.ProcessEnv) =>
   promisify(execFile)(process.execPath, [join(REPO_ROOT, 'src', 'cli.ts'), 'dev'], {
     env: { ...process.env, ...env },
-    timeout: 30_000,
+    timeout: 45_000,
   }).then(
     () => ({ code: 0, stderr: '' }),
     (err: { code: number; stderr: string }) => err,
@@ -50,8 +54,10 @@ it('a second genjobs dev on one dev dir is refused in one line; a lock its holde
   // A holder that is gone (killed, its machine restarted): its pid names no process now.
   const gone = spawnSync(process.execPath, ['-e', '0']).pid;
   await writeFile(join(held, 'dev.pid'), `${gone}\n`);
-  const again = await lockDevDir(held);
+  const takenFrom: number[] = [];
+  const again = await lockDevDir(held, (pid) => takenFrom.push(pid));
   expect(await readFile(join(held, 'dev.pid'), 'utf8')).toBe(`${process.pid}\n`);
+  expect(takenFrom).toEqual([gone]);
   await again();
   // Its number given to another program since (after a reboot): pid 1 is no genjobs dev.
   await writeFile(join(held, 'dev.pid'), '1\n');
@@ -81,3 +87,29 @@ it('a port in use is refused in one line, before a control plane is started', as
     busy.close();
   }
 });
+
+it('an archive database another install claimed is refused in one line, the dev dir left free', async () => {
+  const pg = await LocalPostgres.start();
+  try {
+    // Another install's claim, as its api's first archive use leaves it.
+    const other = new Archive(postgresClient({ connectionString: pg.url }), {
+      owner: { marks: [ownerMark('x'.repeat(40))], namespace: 'staging', api: 'http://127.0.0.1:9' },
+    });
+    await other.ready();
+    await other.close();
+    const devDir = join(dir, 'claimed');
+    const refused = await dev({
+      GENJOBS_DEV_DIR: devDir,
+      PORT: '0',
+      GENJOBS_ARCHIVE: 'postgres',
+      GENJOBS_ARCHIVE_URL: pg.url,
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toMatch(
+      /^genjobs: the archive database holds the job history of another genjobs install \(namespace staging, api http:\/\/127\.0\.0\.1:9, claimed [^)]+\); give each install its own database\..* \(GENJOBS_ARCHIVE_URL\)$/,
+    );
+    await expect(readFile(join(devDir, 'dev.pid'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  } finally {
+    await pg.stop();
+  }
+}, 60_000);
