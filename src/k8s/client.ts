@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import {
   CoordinationV1Api,
   CoreV1Api,
@@ -40,17 +43,21 @@ export function loadKubeConfig(kubeconfig?: string): KubeConfig {
   if (kubeconfig) kc.loadFromFile(kubeconfig);
   else kc.loadFromDefault();
   // With no kubeconfig and no in-cluster account, client-node makes up http://localhost:8080,
-  // which it then refuses to talk to: say what is missing instead.
-  if (!kubeconfig && kc.getCurrentCluster()?.server === 'http://localhost:8080' && kc.clusters.length === 1)
-    throw new NoKubeconfigError();
+  // which it then refuses to talk to. With nothing else to go by, dev mode's control plane is
+  // the one cluster there is (as the user commands find dev mode's api); else say what is missing.
+  if (!kubeconfig && kc.getCurrentCluster()?.server === 'http://localhost:8080' && kc.clusters.length === 1) {
+    const dev = join(process.env.GENJOBS_DEV_DIR ?? join(homedir(), '.genjobs', 'dev'), 'kubeconfig');
+    if (!existsSync(dev)) throw new NoKubeconfigError(dev);
+    kc.loadFromFile(dev);
+  }
   return kc;
 }
 
-/** No kubeconfig anywhere and not in a cluster: nothing to connect with. */
+/** No kubeconfig anywhere, no dev mode's, and not in a cluster: nothing to connect with. */
 export class NoKubeconfigError extends Error {
-  constructor() {
+  constructor(devKubeconfig: string) {
     super(
-      'no kubeconfig found ($KUBECONFIG, ~/.kube/config) and not running in a cluster: pass --kubeconfig (dev mode writes $GENJOBS_DEV_DIR/kubeconfig)',
+      `no kubeconfig found ($KUBECONFIG, ~/.kube/config, dev mode's ${devKubeconfig}) and not running in a cluster: pass --kubeconfig`,
     );
     this.name = 'NoKubeconfigError';
   }
