@@ -133,7 +133,7 @@ export function createMetrics(registry = new Registry(), options: { processMetri
     // --- job history (archive) ---
     archived: new Counter({
       name: 'genjobs_archived_total',
-      help: 'Finished jobs and expired uploads written to the archive',
+      help: 'Writes of finished jobs and expired uploads to the archive (one written again, changed since or after a restart, counts again)',
       labelNames: ['kind'],
       registers: r,
     }),

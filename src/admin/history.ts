@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { type ArchiveStore, ArchiveUnavailableError } from '../archive/store.ts';
 import { ConfigError } from '../config.ts';
-import { AppError } from '../errors.ts';
 import type { GenerationJob } from '../k8s/types.ts';
 import { oneLineMistakes, outputOption, parsed } from './cli.ts';
 
@@ -110,11 +109,14 @@ export function registerHistoryCommands(program: Command): void {
     .description('an archived job, its whole resource as it was when archived')
     .action(async (id: string, _o, cmd: Command) => {
       const job = await using(cmd, (a) => a.getJob(id));
-      if (!job)
-        throw new AppError(
-          'JOB_NOT_FOUND',
-          `job ${id} is not in the archive (a job still live is not archived yet: kubectl get gj ${id})`,
+      if (!job) {
+        // Not a mistake in the command (2): what was asked for is not there, as kubectl get's 1.
+        console.error(
+          `genjobs: job ${id} is not in the archive (a job still live is not archived yet: kubectl get gj ${id})`,
         );
+        process.exitCode = 1;
+        return;
+      }
       console.log(JSON.stringify(job, null, 2));
     });
   history

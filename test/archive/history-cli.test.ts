@@ -63,7 +63,7 @@ it('genjobs history list pages an account newest first, and history get shows th
     status: { phase: 'failed', error: { code: 'GENERATION_FAILED' } },
   });
   await expect(history('get', 'nope')).rejects.toMatchObject({
-    code: 2,
+    code: 1,
     stderr:
       'genjobs: job nope is not in the archive (a job still live is not archived yet: kubectl get gj nope)\n',
   });
