@@ -157,10 +157,10 @@ export class FairQueue<T extends QueuedFor> {
 
   /**
    * Where `item` stands, or would stand were it added: the number of jobs that start before
-   * it. Once the order is made (the api's estimates make it, and it is kept until the queue
-   * changes) a binary search of it, which is sorted by (turn, submit order); else a binary
-   * search per account with jobs waiting, which is all the controller's admission pays
-   * between two changes of the queue.
+   * it. Once the order is made (the api's estimates of a running variant make it, and it is
+   * kept until the queue changes) a binary search of it, which is sorted by (turn, submit
+   * order); else a binary search per account with jobs waiting (a paused variant's, and the
+   * controller's admission between two changes of the queue), not an O(n) order for it.
    */
   position(item: QueuedFor): number {
     const turn = this.turnOf(item);

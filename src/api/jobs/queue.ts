@@ -236,9 +236,9 @@ export class QueueView {
     }
     const slots = new Slots(variant?.runtime.maxConcurrency ?? 1, ends);
     const paused = this.stopped(variant);
-    // Made for a paused variant too: queue positions are a binary search of it.
-    const order = q.waiting.order();
-    for (const w of paused ? [] : order) {
+    // Not made for a paused variant: its queue changes with every submit and nothing starts,
+    // so its positions stay a search per account rather than an O(n) order per submit.
+    for (const w of paused ? [] : q.waiting.order()) {
       const ms = run(w.work);
       eta.set(w.name, slots.take(ms, now) + ms);
     }
