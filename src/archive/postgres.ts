@@ -115,6 +115,13 @@ class Deadlines {
   }
 }
 
+/**
+ * The connection settings of `connectionString` with TLS verified against `ca`. Not the
+ * string plus pg's `ssl` option: pg lets any TLS parameter of the string replace that option
+ * whole, so `?sslmode=require` would verify against the system's CAs alone and refuse a
+ * server signed by a private one. A client certificate named in the string (sslcert,
+ * sslkey) is kept.
+ */
 export function withCa(connectionString: string, ca: string): pg.PoolConfig {
   const { ssl, ...config } = parseIntoClientConfig(connectionString);
   if (ssl === false)
