@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { devDir } from '../dev/dir.ts';
 
 /** Where the user commands find the service and the key. */
 export interface Settings {
@@ -20,7 +20,7 @@ export interface Settings {
  * so after `npm run dev` the commands work with no setup; else http://127.0.0.1:8080.
  */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const dir = env.GENJOBS_DEV_DIR ?? join(homedir(), '.genjobs', 'dev');
+  const dir = devDir(env);
   const devFile = (name: string) => {
     const path = join(dir, name);
     return existsSync(path) ? readFileSync(path, 'utf8').trim() || undefined : undefined;

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { AccountAdmin } from '../accounts/admin.ts';
@@ -17,6 +16,7 @@ import { applyCrds, ensureNamespace, readCrds } from '../k8s/crds.ts';
 import { resources } from '../k8s/resources.ts';
 import { createLogger } from '../log.ts';
 import { ControlPlane, REPO_ROOT } from './controlplane.ts';
+import { devDir } from './dir.ts';
 import { assertPortFree, lockDevDir } from './guard.ts';
 import { genjobsCommandMap, NodeAgent } from './nodeagent.ts';
 import { ownDir } from './process.ts';
@@ -30,7 +30,7 @@ const DEMO_ACCOUNT = 'demo';
  * where it stopped; the api listens on 127.0.0.1:$PORT. Ctrl-C stops everything.
  */
 export async function devMain(): Promise<void> {
-  const dir = process.env.GENJOBS_DEV_DIR ?? join(homedir(), '.genjobs', 'dev');
+  const dir = devDir();
   await ownDir(dir);
   const log = createLogger('dev');
   const port = process.env.PORT ?? '8080';
@@ -91,6 +91,9 @@ export async function devMain(): Promise<void> {
   // One archive for both parts: PGlite is one process's database.
   const archive = await openArchive(config, log, kube.namespace);
   const stops: Array<() => Promise<void>> = [() => cp.stop(), async () => archive?.close(), unlock];
+  const stopAll = async () => {
+    for (const stop of stops) await stop().catch((err) => log.warn({ err: String(err) }, 'stop failed'));
+  };
   // A database another install claimed is refused here, in one line, rather than in a
   // warning that scrolls past the banner with every archived read failing after it. One
   // that is down is not: archiving waits for it, as in a cluster.
@@ -100,7 +103,7 @@ export async function devMain(): Promise<void> {
       err instanceof Error && err.cause instanceof ArchiveClaimedError ? err.cause : undefined,
   );
   if (claimed) {
-    for (const stop of stops) await stop().catch(() => {});
+    await stopAll();
     throw new ConfigError(`${claimed.message} (GENJOBS_ARCHIVE_URL)`);
   }
   const api = await startApi({ config, kube, log: log.child({ service: 'api' }), archive });
@@ -142,7 +145,7 @@ Press Ctrl-C to stop; state is kept in ${dir}.
     process.once('SIGTERM', resolve);
   });
   log.info('stopping');
-  for (const stop of stops) await stop().catch((err) => log.warn({ err: String(err) }, 'stop failed'));
+  await stopAll();
 }
 
 /** The demo account ($100 on plan pro) and a key with every scope, written once to a file. */

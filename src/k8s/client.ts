@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import {
   CoordinationV1Api,
@@ -9,6 +8,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
+import { devDir } from '../dev/dir.ts';
 import { boundedConfiguration, DEFAULT_DEADLINES, type Deadlines } from './deadline.ts';
 import { ApiserverHealth } from './health.ts';
 import { KubeHttp } from './http.ts';
@@ -46,7 +46,7 @@ export function loadKubeConfig(kubeconfig?: string): KubeConfig {
   // which it then refuses to talk to. With nothing else to go by, dev mode's control plane is
   // the one cluster there is (as the user commands find dev mode's api); else say what is missing.
   if (!kubeconfig && kc.getCurrentCluster()?.server === 'http://localhost:8080' && kc.clusters.length === 1) {
-    const dev = join(process.env.GENJOBS_DEV_DIR ?? join(homedir(), '.genjobs', 'dev'), 'kubeconfig');
+    const dev = join(devDir(), 'kubeconfig');
     if (!existsSync(dev)) throw new NoKubeconfigError(dev);
     kc.loadFromFile(dev);
   }
