@@ -36,7 +36,24 @@ async function openHistory(cmd: Command): Promise<ArchiveStore> {
   return archive;
 }
 
-export const HISTORY_HEADER = 'NAME\tSTATUS\tMODEL\tCOST_MICROCENTS\tCREATED\tFINISHED';
+export const HISTORY_HEADER = 'NAME\tSTATUS\tMODEL\tCOST_MICROCENTS\tCHARGED_MICROCENTS\tCREATED\tFINISHED';
+
+/**
+ * What the account paid for the job: its cost once completed, the cost less the refund once
+ * failed or cancelled (the whole cost comes back, as in the api's record), '-' before it ended.
+ */
+function charged(j: GenerationJob): number | '-' {
+  const cost = j.spec.costMicroCents;
+  switch (j.status?.phase) {
+    case 'completed':
+      return cost;
+    case 'failed':
+    case 'cancelled':
+      return cost - (j.status.refundedMicroCents ?? cost);
+    default:
+      return '-';
+  }
+}
 
 /** One archived job as a row of `genjobs history list`. */
 export function historyRow(j: GenerationJob): string {
@@ -45,6 +62,7 @@ export function historyRow(j: GenerationJob): string {
     j.status?.phase ?? 'pending',
     j.spec.model,
     j.spec.costMicroCents,
+    charged(j),
     j.metadata.creationTimestamp ?? '-',
     j.status?.completedAt ?? '-',
   ].join('\t');

@@ -38,9 +38,11 @@ it('genjobs history list pages an account newest first, and history get shows th
   expect(first.stdout).toMatch(/[^\n]\n$/); // ends its last line, as line-based tools expect
   const lines = first.stdout.trim().split('\n');
   expect(lines[0]).toBe(HISTORY_HEADER);
-  expect(lines.slice(1, 3).map((l) => l.split('\t').slice(0, 2))).toEqual([
-    ['h3', 'completed'],
-    ['h2', 'failed'],
+  // NAME, STATUS, COST, CHARGED: a failed job's cost was refunded, so it charged nothing.
+  const cost = String(finishedJob('h3').spec.costMicroCents);
+  expect(lines.slice(1, 3).map((l) => l.split('\t').filter((_, i) => i !== 2 && i < 5))).toEqual([
+    ['h3', 'completed', cost, cost],
+    ['h2', 'failed', cost, '0'],
   ]);
   // The next page's hint on stderr: stdout holds the table alone.
   expect(first.stdout).not.toContain('more:');
