@@ -132,6 +132,32 @@ describe('NOTES of an install', () => {
   });
 });
 
+describe('NOTES on Pod Security', () => {
+  it('warn of a namespace without the restricted level, also one helm --create-namespace is about to make', async () => {
+    const warning = /WARNING: namespace (\S+) does not enforce the "restricted" Pod Security Standard/;
+    const kube = await testNamespace('chart-notes-pss');
+    const ns = kube.namespace;
+    const notes = async (namespace: string) => {
+      const r = await installDryRun(kubeconfig, {}, { namespace });
+      expect(r.code, r.stderr).toBe(0);
+      return r.notes;
+    };
+    expect(warning.exec(await notes(ns))?.[1]).toBe(ns);
+    const absent = `${ns}-new`;
+    const created = await notes(absent);
+    expect(warning.exec(created)?.[1]).toBe(absent);
+    expect(created).toContain("helm's --create-namespace makes it without labels");
+    const labelled = await kubectl(kubeconfig, [
+      'label',
+      'namespace',
+      ns,
+      'pod-security.kubernetes.io/enforce=restricted',
+    ]);
+    expect(labelled.code, labelled.stderr).toBe(0);
+    expect(await notes(ns)).not.toMatch(warning);
+  });
+});
+
 describe('NOTES on plain HTTP', () => {
   it('warn when clients reach the service over http://, not over TLS or through a port-forward', async () => {
     const ns = (await testNamespace('chart-notes-tls')).namespace;

@@ -40,13 +40,12 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
+{{- /* The chart's image, each of repository, tag and digest replaced by worker.image's when set. */}}
 {{- define "genjobs.workerImage" -}}
 {{- $w := .Values.worker.image -}}
-{{- if $w.repository -}}
-{{ include "genjobs.image" (dict "ctx" . "image" (dict "repository" $w.repository "tag" $w.tag "digest" $w.digest)) }}
-{{- else -}}
-{{ include "genjobs.image" (dict "ctx" . "image" .Values.image) }}
-{{- end -}}
+{{- $img := .Values.image -}}
+{{- $image := dict "repository" ($w.repository | default $img.repository) "tag" ($w.tag | default (ternary "" $img.tag (ne ($w.repository | default "") ""))) "digest" ($w.digest | default (ternary "" $img.digest (or (ne ($w.repository | default "") "") (ne ($w.tag | default "") "")))) -}}
+{{ include "genjobs.image" (dict "ctx" . "image" $image) }}
 {{- end -}}
 
 {{- define "genjobs.serviceAccountName" -}}
