@@ -217,7 +217,7 @@ export class AccountAdmin {
       if (Date.now() >= deadline)
         throw new AppError(
           'UNAVAILABLE',
-          `the controller has not finished erasing account ${name} (is it running? kubectl get account ${name} -o yaml shows its conditions); run the command again to go on`,
+          `the controller has not finished erasing account ${name} (is it running? kubectl -n ${this.r.accounts.namespace} get account ${name} -o yaml shows its conditions); run the command again to go on`,
         );
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1_000));
       // The apiserver away for a moment (a restart) is waited out like the controller.

@@ -75,18 +75,45 @@ export function oneLineMistakes(cmd: Command): void {
 export const outputOption = () => new Option('-o, --output <format>', 'json for scripts').choices(['json']);
 
 /**
- * The plans the service knows: GENJOBS_PLANS as the chart sets it for the api and the
- * controller (default free, pro, enterprise). An account on another plan could never run a job.
+ * The ConfigMap in which the chart tells the admin commands what they cannot see from the
+ * resources: the plans it gives the api and the controller (GENJOBS_PLANS) and where the
+ * webhook Secrets are kept. One release per namespace, so one name.
  */
-function planOf(v: string): string {
-  const plans = configSchema.shape.GENJOBS_PLANS.safeParse(process.env.GENJOBS_PLANS);
-  if (!plans.success) throw new Error('GENJOBS_PLANS is not like free=2,pro=20,enterprise=100');
-  if (!(v in plans.data)) {
-    throw new Error(
-      `unknown plan ${JSON.stringify(v)}: one of ${Object.keys(plans.data).join(', ')} (GENJOBS_PLANS, as the chart's plans)`,
+export const INSTALL_CONFIGMAP = 'genjobs-install';
+
+interface InstallInfo {
+  plans?: string;
+  webhookSecretNamespace?: string;
+}
+
+/** The install's ConfigMap, or {} where there is none to read (deploy/base, an older chart). */
+async function installInfo(kube: Kube): Promise<InstallInfo> {
+  const cm = await kube.core
+    .readNamespacedConfigMap({ name: INSTALL_CONFIGMAP, namespace: kube.namespace })
+    .catch(() => undefined);
+  return {
+    plans: cm?.data?.plans || undefined,
+    webhookSecretNamespace: cm?.data?.webhookSecretNamespace || undefined,
+  };
+}
+
+/**
+ * Refuses a plan the service does not know (an account on it could never run a job): the
+ * install's plans, else GENJOBS_PLANS, else the default free, pro, enterprise.
+ */
+async function checkPlan(kube: Kube, plan: string): Promise<void> {
+  const fromInstall = (await installInfo(kube)).plans;
+  const source = fromInstall
+    ? `the plans of the install in namespace ${kube.namespace}`
+    : "GENJOBS_PLANS, as the chart's plans";
+  const plans = configSchema.shape.GENJOBS_PLANS.safeParse(fromInstall ?? process.env.GENJOBS_PLANS);
+  if (!plans.success)
+    throw new AppError('INVALID_INPUT', `${source} are not like free=2,pro=20,enterprise=100`);
+  if (!(plan in plans.data))
+    throw new AppError(
+      'INVALID_INPUT',
+      `unknown plan ${JSON.stringify(plan)}: one of ${Object.keys(plans.data).join(', ')} (${source})`,
     );
-  }
-  return v;
 }
 
 const percent = (v: string) => {
@@ -140,12 +167,15 @@ async function secretsAdmin(cmd: Command): Promise<{ admin: AccountAdmin; secret
     connection(cmd),
     import('../accounts/webhook-secret.ts'),
   ]);
-  if (!secretNamespace) {
+  // The install says where its Secrets are; without it (deploy/base, an older chart), the
+  // service's namespace is the default and the chart's usual place is named.
+  const namespace = secretNamespace ?? (await installInfo(kube)).webhookSecretNamespace;
+  if (!namespace) {
     console.error(
       `genjobs: the webhook Secret is in namespace ${kube.namespace}; a Helm install keeps them in ${kube.namespace}-webhooks (--secret-namespace)`,
     );
   }
-  return { admin, secrets: new WebhookSecrets({ kube, namespace: secretNamespace }) };
+  return { admin, secrets: new WebhookSecrets({ kube, namespace }) };
 }
 
 /** What a person needs to know beside the secret: on stderr, so `$(…)` captures the secret alone. */
@@ -218,12 +248,7 @@ export function registerAdminCommands(program: Command): void {
   accounts
     .command('create <name>')
     .description('create an account (its credit and plan)')
-    .option(
-      '--plan <plan>',
-      'plan (sets the concurrent job limit): free, pro, enterprise',
-      parsed(planOf),
-      'free',
-    )
+    .option('--plan <plan>', "plan (sets the concurrent job limit): one of the install's plans", 'free')
     .option('--grant <microcents>', 'initial credit in micro-cents', parsed(int), 0)
     .option('--segments <list>', 'comma-separated segments (segment-visible models)', list)
     .option('--allowed-models <list>', 'comma-separated private model slugs the account may use', list)
@@ -231,7 +256,9 @@ export function registerAdminCommands(program: Command): void {
     .addOption(outputOption())
     .action(
       run(async (name: string, o, cmd: Command) => {
-        const a = await (await admin(cmd)).createAccount({
+        const { kube, admin } = await connection(cmd);
+        await checkPlan(kube, o.plan);
+        const a = await admin.createAccount({
           name,
           plan: o.plan,
           grantMicroCents: o.grant,

@@ -176,7 +176,9 @@ describe('genjobs accounts delete', () => {
     await s.controller.stop();
     try {
       await expect(s.admin.deleteAccount('slowly', 'all', { timeoutMs: 500, pollMs: 100 })).rejects.toThrow(
-        /has not finished erasing account slowly .* run the command again/,
+        new RegExp(
+          `has not finished erasing account slowly .*kubectl -n ${s.kube.namespace} get account slowly -o yaml.* run the command again`,
+        ),
       );
       expect(await s.r.accounts.get('slowly')).toBeDefined();
     } finally {

@@ -351,8 +351,16 @@ describe('RBAC', () => {
       apikeys: ['create', 'delete', 'get', 'list'],
       generationjobs: ['get', 'list'],
       uploads: ['get', 'list'],
+      // The install's plans and webhook Secret namespace (readNamespacedConfigMap), by name only.
+      configmaps: ['get'],
     };
     expect(grants(objects, 'genjobs-admin')).toEqual(admin);
+    const adminRole = find(objects, 'Role', 'genjobs-admin');
+    expect(
+      adminRole.rules.find((r: { resources: string[] }) => r.resources.includes('configmaps')),
+    ).toMatchObject({
+      resourceNames: ['genjobs-install'],
+    });
     // Webhook secrets, in their own namespace: the controller reads them and makes the
     // missing ones (WebhookSecrets.ensure: readNamespacedSecret, createNamespacedSecret); the
     // admin command also rotates them (replaceNamespacedSecret) and deletes an account's
@@ -727,6 +735,27 @@ describe('optional parts', () => {
     expect(parse(catalogs[1]!.data['catalog.yaml'])).toEqual({
       categories: [{ id: 'image', name: 'Image' }],
     });
+  });
+
+  it("worker.image: each field set replaces that field of the chart's image, in the env and the Pod policy alike", async () => {
+    const digest = (c: string) => `sha256:${c.repeat(64)}`;
+    const { appVersion } = parse(await readFile(join(CHART, 'Chart.yaml'), 'utf8')) as { appVersion: string };
+    const cases: Array<[object, string]> = [
+      [{}, `ghcr.io/genjobs/genjobs:${appVersion}`],
+      [{ worker: { image: { tag: '0.1.1' } } }, 'ghcr.io/genjobs/genjobs:0.1.1'],
+      [{ worker: { image: { digest: digest('a') } } }, `ghcr.io/genjobs/genjobs@${digest('a')}`],
+      [{ worker: { image: { repository: 'r.example/w' } } }, `r.example/w:${appVersion}`],
+      [{ image: { tag: '7' } }, 'ghcr.io/genjobs/genjobs:7'],
+      [{ image: { digest: digest('b') } }, `ghcr.io/genjobs/genjobs@${digest('b')}`],
+      [{ image: { digest: digest('b') }, worker: { image: { tag: '2' } } }, 'ghcr.io/genjobs/genjobs:2'],
+    ];
+    for (const [values, image] of cases) {
+      const { objects } = await render(values);
+      const env = envOf(find(objects, 'Deployment', 'genjobs-controller'));
+      const policy = find(objects, 'ValidatingAdmissionPolicy', 'genjobs.genjobs-worker-pods');
+      expect([values, env.GENJOBS_WORKER_IMAGE]).toEqual([values, image]);
+      expect(JSON.stringify(policy.spec)).toContain(`c.image == \\"${image}\\"`);
+    }
   });
 
   it('monitoring: alerts and the dashboard use only metrics the service exports', async () => {

@@ -3,11 +3,13 @@ import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyName, hashKey } from '../../src/accounts/keys.ts';
+import { webhookSecretName } from '../../src/accounts/webhook-secret.ts';
+import { INSTALL_CONFIGMAP } from '../../src/admin/cli.ts';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { retryOnConflict } from '../../src/k8s/cas.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { imbalance } from '../../src/ledger/ops.ts';
-import { eventually, kubeconfigPath } from '../support/cluster.ts';
+import { eventually, kubeconfigPath, testNamespace } from '../support/cluster.ts';
 import { memoryLogger } from '../support/service.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
@@ -374,6 +376,39 @@ describe('the admin CLI', () => {
     expect(await s.r.accounts.get('gilded')).toBeUndefined();
     expect((await account('operated')).spec.grantedMicroCents).toBe(10_000_000);
     expect((await s.r.apiKeys.listAll()).filter((k) => k.spec.account === 'operated')).toEqual([]);
+  });
+
+  it("takes the install's plans and webhook Secret namespace from its genjobs-install ConfigMap", async () => {
+    const secretNs = (await testNamespace('ledger-install-secrets')).namespace;
+    await s.kube.core.createNamespacedConfigMap({
+      namespace: s.kube.namespace,
+      body: {
+        metadata: { name: INSTALL_CONFIGMAP },
+        data: { plans: 'gold=5,pro=20', webhookSecretNamespace: secretNs },
+      },
+    });
+    try {
+      const gold = await cli('accounts', 'create', 'gilded-install', '--plan', 'gold');
+      expect([gold.code, gold.stderr]).toEqual([0, '']);
+      expect((await account('gilded-install')).spec.plan).toBe('gold');
+      // `free` is built in, but this install does not have it.
+      const free = await cli('accounts', 'create', 'freed-install', '--plan', 'free');
+      expect(free.code).toBe(2);
+      expect(free.stderr).toBe(
+        `genjobs: unknown plan "free": one of gold, pro (the plans of the install in namespace ${s.kube.namespace})\n`,
+      );
+      expect(await s.r.accounts.get('freed-install')).toBeUndefined();
+
+      const shown = await cli('accounts', 'webhook-secret', 'gilded-install');
+      expect([shown.code, shown.stderr]).toEqual([0, '']);
+      const stored = await s.kube.core.readNamespacedSecret({
+        name: webhookSecretName('gilded-install'),
+        namespace: secretNs,
+      });
+      expect(Buffer.from(stored.data?.current ?? '', 'base64').toString()).toBe(shown.stdout.trim());
+    } finally {
+      await s.kube.core.deleteNamespacedConfigMap({ name: INSTALL_CONFIGMAP, namespace: s.kube.namespace });
+    }
   });
 
   it('warns when the namespace runs no genjobs (the CRDs take accounts anywhere)', async () => {
