@@ -359,10 +359,12 @@ export function registerAdminCommands(program: Command): void {
         ]);
         const mode = o.keepHistory ? 'keep-history' : 'all';
         // Where its signing Secret may be: the namespace given, else the service's (dev mode,
-        // deploy/base) and the chart's own for them, which this Role may not reach (no Secret).
+        // deploy/base) and the chart's own for them (the install's, else the default name),
+        // which this Role may not reach (no Secret).
+        const chartSecrets = (await installInfo(kube)).webhookSecretNamespace ?? `${kube.namespace}-webhooks`;
         const secretNamespaces = secretNamespace
           ? [secretNamespace]
-          : [kube.namespace, `${kube.namespace}-webhooks`];
+          : [...new Set([kube.namespace, chartSecrets])];
         const secretsDeletedIn: string[] = [];
         /** Namespaces looked in by guess that these credentials may not touch. */
         const unreadable: string[] = [];

@@ -406,6 +406,13 @@ describe('the admin CLI', () => {
         namespace: secretNs,
       });
       expect(Buffer.from(stored.data?.current ?? '', 'base64').toString()).toBe(shown.stdout.trim());
+
+      // Deleting the account finds its Secret there too, with no --secret-namespace.
+      const deleted = await cli('accounts', 'delete', 'gilded-install', '--timeout', '60s');
+      expect([deleted.code, deleted.stderr]).toEqual([0, expect.any(String)]);
+      await expect(
+        s.kube.core.readNamespacedSecret({ name: webhookSecretName('gilded-install'), namespace: secretNs }),
+      ).rejects.toMatchObject({ code: 404 });
     } finally {
       await s.kube.core.deleteNamespacedConfigMap({ name: INSTALL_CONFIGMAP, namespace: s.kube.namespace });
     }
