@@ -40,12 +40,15 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
-{{- /* The chart's image, each of repository, tag and digest replaced by worker.image's when set. */}}
+{{- /* The chart's image, each of repository, tag and digest replaced by worker.image's when
+set. A worker repository starts from no tag (the chart's version); a worker repository or
+tag drops the chart's digest. */}}
 {{- define "genjobs.workerImage" -}}
 {{- $w := .Values.worker.image -}}
 {{- $img := .Values.image -}}
-{{- $image := dict "repository" ($w.repository | default $img.repository) "tag" ($w.tag | default (ternary "" $img.tag (ne ($w.repository | default "") ""))) "digest" ($w.digest | default (ternary "" $img.digest (or (ne ($w.repository | default "") "") (ne ($w.tag | default "") "")))) -}}
-{{ include "genjobs.image" (dict "ctx" . "image" $image) }}
+{{- $tag := $w.tag | default (ternary "" ($img.tag | default "") (not (empty $w.repository))) -}}
+{{- $digest := $w.digest | default (ternary "" ($img.digest | default "") (or (not (empty $w.repository)) (not (empty $w.tag)))) -}}
+{{ include "genjobs.image" (dict "ctx" . "image" (dict "repository" ($w.repository | default $img.repository) "tag" $tag "digest" $digest)) }}
 {{- end -}}
 
 {{- define "genjobs.serviceAccountName" -}}
