@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { type ArchiveStore, ArchiveUnavailableError } from '../archive/store.ts';
 import { ConfigError } from '../config.ts';
+import { refundOf } from '../jobs/record.ts';
 import type { GenerationJob } from '../k8s/types.ts';
 import { oneLineMistakes, outputOption, parsed } from './cli.ts';
 
@@ -38,21 +39,12 @@ async function openHistory(cmd: Command): Promise<ArchiveStore> {
 
 export const HISTORY_HEADER = 'NAME\tSTATUS\tMODEL\tCOST_MICROCENTS\tCHARGED_MICROCENTS\tCREATED\tFINISHED';
 
-/**
- * What the account paid for the job: its cost once completed, the cost less the refund once
- * failed or cancelled (the whole cost comes back, as in the api's record), '-' before it ended.
- */
+/** What the account paid for the job: its cost less what came back, '-' before it ended. */
 function charged(j: GenerationJob): number | '-' {
   const cost = j.spec.costMicroCents;
-  switch (j.status?.phase) {
-    case 'completed':
-      return cost;
-    case 'failed':
-    case 'cancelled':
-      return cost - (j.status.refundedMicroCents ?? cost);
-    default:
-      return '-';
-  }
+  if (j.status?.phase === 'completed') return cost;
+  const refunded = refundOf(j);
+  return refunded === undefined ? '-' : cost - refunded;
 }
 
 /** One archived job as a row of `genjobs history list`. */

@@ -49,6 +49,7 @@ export function jobRecord(job: GenerationJob): JobRecord {
   const s = job.status ?? {};
   const completed = phase === 'completed';
   const outputs = completed ? (s.outputs ?? []).map((o) => ({ ...o })) : null;
+  const refunded = refundOf(job);
   return {
     jobId: job.metadata.name ?? '',
     status: phase,
@@ -61,10 +62,16 @@ export function jobRecord(job: GenerationJob): JobRecord {
       phase === 'completed' || phase === 'failed' || phase === 'cancelled' ? (s.completedAt ?? null) : null,
     model: job.spec.model,
     costMicroCents: job.spec.costMicroCents,
-    ...(phase === 'failed' || phase === 'cancelled'
-      ? { refundedMicroCents: s.refundedMicroCents ?? job.spec.costMicroCents }
-      : {}),
+    ...(refunded === undefined ? {} : { refundedMicroCents: refunded }),
   };
+}
+
+/** The credit a failed or cancelled job gave back (its whole cost unless its status says), else undefined. */
+export function refundOf(job: GenerationJob): number | undefined {
+  const phase = phaseOf(job);
+  return phase === 'failed' || phase === 'cancelled'
+    ? (job.status?.refundedMicroCents ?? job.spec.costMicroCents)
+    : undefined;
 }
 
 /** A failed job's error as clients see it: with the retry hint of its code. */
