@@ -158,6 +158,51 @@ describe('NOTES on Pod Security', () => {
   });
 });
 
+describe('NOTES on Secrets the values name', () => {
+  it('warn of a named Secret missing, or missing a key, where the release goes; not of one helm cannot see', async () => {
+    const ns = (await testNamespace('chart-notes-secrets')).namespace;
+    const values = {
+      blob: { secret: { existingSecret: 'signing' } },
+      archive: { postgres: { bundled: false, existingSecret: 'pg' } },
+    };
+    const notes = async (v: object, namespace = ns) => {
+      const r = await installDryRun(kubeconfig, v, { namespace });
+      expect(r.code, r.stderr).toBe(0);
+      return r.notes;
+    };
+    const warnings = (text: string) => text.match(/^WARNING: Secret .*$/gm) ?? [];
+    expect(warnings(await notes(values))).toEqual([
+      `WARNING: Secret signing (blob.secret.existingSecret) is not in namespace ${ns}: the Pods that read it`,
+      `WARNING: Secret pg (archive.postgres.existingSecret) is not in namespace ${ns}: the Pods that read it`,
+    ]);
+    for (const [name, key] of [
+      ['signing', 'signing-secret'],
+      ['pg', 'uri'],
+    ]) {
+      const made = await kubectl(kubeconfig, [
+        '-n',
+        ns,
+        'create',
+        'secret',
+        'generic',
+        name!,
+        `--from-literal=${key}=x`,
+      ]);
+      expect(made.code, made.stderr).toBe(0);
+    }
+    expect(warnings(await notes(values))).toEqual([
+      'WARNING: Secret pg (archive.postgres.existingSecret) has no key url: the Pods that read',
+    ]);
+    expect(
+      warnings(
+        await notes({ ...values, archive: { postgres: { ...values.archive.postgres, urlKey: 'uri' } } }),
+      ),
+    ).toEqual([]);
+    // A namespace helm --create-namespace has yet to make: nothing there to look at, so no word.
+    expect(warnings(await notes(values, `${ns}-new`))).toEqual([]);
+  });
+});
+
 describe('NOTES on plain HTTP', () => {
   it('warn when clients reach the service over http://, not over TLS or through a port-forward', async () => {
     const ns = (await testNamespace('chart-notes-tls')).namespace;
