@@ -25,11 +25,35 @@ export function loggerOptions(name: string, level: string): LoggerOptions {
     base: { component: name },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
+    serializers: { err: serializeError },
     redact: {
       paths: ['authorization', 'headers.authorization', 'headers["x-api-key"]', 'key', 'secret'],
       censor: '[redacted]',
     },
   };
+}
+
+/**
+ * pino's error serializer, with a message that says each cause once. pino appends every
+ * cause's message to the error's own, but an error here that wraps another already says
+ * its cause's message in its own ("the job archive is unavailable: connect ECONNREFUSED …"):
+ * appended again, a log line repeats it.
+ */
+export function serializeError(err: unknown): unknown {
+  const out = pino.stdSerializers.err(err as Error);
+  if (err instanceof Error && out && typeof out === 'object') out.message = messageWithCauses(err, new Set());
+  return out;
+}
+
+function messageWithCauses(err: Error, seen: Set<Error>): string {
+  seen.add(err);
+  const cause = err.cause;
+  if (!(cause instanceof Error) || seen.has(cause)) return err.message;
+  const inner = messageWithCauses(cause, seen);
+  // inner starts with the cause's own message: only what follows it is new.
+  return cause.message && err.message.includes(cause.message)
+    ? err.message + inner.slice(cause.message.length)
+    : `${err.message}: ${inner}`;
 }
 
 /** A logger that writes nothing, for tests that do not look at logs. */

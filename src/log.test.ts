@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { ArchiveUnavailableError } from './archive/store.ts';
+import { serializeError } from './log.ts';
+
+const messageOf = (err: unknown) => (serializeError(err) as { message: string }).message;
+
+describe('serializeError', () => {
+  it('says a cause its wrapper already quotes once, and one it does not after it', () => {
+    const refused = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    expect(messageOf(new ArchiveUnavailableError(refused))).toBe(
+      'the job archive is unavailable: connect ECONNREFUSED 127.0.0.1:5432',
+    );
+    expect(messageOf(new Error('upsert failed', { cause: refused }))).toBe(
+      'upsert failed: connect ECONNREFUSED 127.0.0.1:5432',
+    );
+  });
+
+  it('keeps what a chain adds below a quoted cause, and stops at a cycle', () => {
+    const root = new Error('socket hang up');
+    const middle = new Error('request failed', { cause: root });
+    expect(messageOf(new Error('the store: request failed', { cause: middle }))).toBe(
+      'the store: request failed: socket hang up',
+    );
+    const a = new Error('a');
+    const b = new Error('b', { cause: a });
+    a.cause = b;
+    expect(messageOf(b)).toBe('b: a');
+  });
+
+  it('leaves the rest of pino’s serialization alone', () => {
+    const out = serializeError(new ArchiveUnavailableError(new Error('down'))) as Record<string, unknown>;
+    expect(out.type).toBe('ArchiveUnavailableError');
+    expect(String(out.stack)).toContain('caused by: Error: down');
+    expect(serializeError('not an error')).toBe('not an error');
+  });
+});
