@@ -198,6 +198,33 @@ describe('genjobs user commands: failures are one line and a documented exit cod
     expect(api.seen).toEqual([]);
   });
 
+  it("a submit whose outcome is unknown (a proxy's 504) names the key to run it again with; a refusal does not", async () => {
+    const keys: string[] = [];
+    const gateway = await fakeApi((req, res) => {
+      keys.push(String(req.headers['idempotency-key']));
+      res
+        .writeHead(504, { 'content-type': 'text/html', 'retry-after': '0' })
+        .end('<html><head><title>504 Gateway Time-out</title></head><body>nginx</body></html>');
+    });
+    const r = await genjobs(['run', IMAGE, '-i', 'prompt=x'], { GENJOBS_URL: gateway.url });
+    expect(r.code).toBe(5);
+    expect(keys.length).toBeGreaterThan(1);
+    expect(new Set(keys).size).toBe(1); // every retry with the one key
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^genjobs: HTTP_504: 504 Gateway Time-out \[/);
+    expect(lines[1]).toBe(
+      `genjobs: the job may have been made all the same; run the same command with --idempotency-key ${keys[0]} to get it (no second job or charge), or look with genjobs jobs list`,
+    );
+    const refusing = await fakeApi((_req, res) =>
+      json(res, { code: 'INSUFFICIENT_BALANCE', detail: 'the balance is too low', retryable: false }, 402),
+    );
+    const refused = await genjobs(['run', IMAGE, '-i', 'prompt=x'], { GENJOBS_URL: refusing.url });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      'genjobs: INSUFFICIENT_BALANCE: the balance is too low',
+    ]);
+  });
+
   it('an --input-file holding {} says the input is empty', async () => {
     const file = join(await mkdtemp(join(tmpdir(), 'genjobs-cli-')), 'input.json');
     await writeFile(file, '{}');

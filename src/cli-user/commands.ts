@@ -9,7 +9,7 @@ import {
   type PresignRequest,
 } from '../client/index.ts';
 import { downloadOutputs, prepareDownloadDir, SaveError } from './download.ts';
-import { EXIT, exitForError, exitForJob, exitHelp, notFromTheApi } from './exit.ts';
+import { EXIT, exitForError, exitForJob, exitHelp, notFromTheApi, outcomeUnknown } from './exit.ts';
 import { buildInput, fileError, UsageError } from './input.ts';
 import { Progress } from './progress.ts';
 import { keySource, loadSettings, type Settings, urlSource } from './settings.ts';
@@ -157,6 +157,10 @@ function failed(err: unknown): number {
   if (err instanceof GenjobsError) {
     const id = err.requestId ? ` (request ${err.requestId})` : '';
     console.error(`genjobs: ${err.code}: ${err.message}${id}${settingsHint(err, loadSettings())}`);
+    if (err.idempotencyKey && outcomeUnknown(err))
+      console.error(
+        `genjobs: the job may have been made all the same; run the same command with --idempotency-key ${err.idempotencyKey} to get it (no second job or charge), or look with genjobs jobs list`,
+      );
     return exitForError(err);
   }
   console.error(`genjobs: ${err instanceof Error ? err.message : String(err)}`);
@@ -237,10 +241,12 @@ export function registerUserCommands(program: Command): void {
           throw new UsageError('--idempotency-key is empty: give a key, or leave it out for a random one');
         const c = client();
         if (o.download) await prepareDownloadDir(o.download);
-        const submitted = await c.jobs.submit(
-          { model, input },
-          { idempotencyKey: o.idempotencyKey ?? crypto.randomUUID() },
-        );
+        const idempotencyKey = o.idempotencyKey ?? crypto.randomUUID();
+        const submitted = await c.jobs.submit({ model, input }, { idempotencyKey }).catch((err: unknown) => {
+          // The error says, with a word on what to do, whether a job may have been made.
+          if (err instanceof GenjobsError) err.idempotencyKey = idempotencyKey;
+          throw err;
+        });
         if (!o.wait && !o.download) {
           // The id alone on stdout, for `id=$(genjobs run …)`; what it is doing goes to stderr.
           if (o.output !== 'json') {

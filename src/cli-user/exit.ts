@@ -62,6 +62,16 @@ export function exitForError(err: GenjobsError): number {
 }
 
 /**
+ * Whether a request that failed this way may have been carried out all the same: no answer
+ * (the connection broke, the wait ran out), a 5xx (the api's, or a proxy's 502 or 504 after
+ * it passed the request on), an answer that is not JSON. A 4xx, the api's or a proxy's
+ * (its 413 for a body it would not pass on), refused it.
+ */
+export function outcomeUnknown(err: GenjobsError): boolean {
+  return err.status === 0 || err.status >= 500 || err.code === 'INVALID_RESPONSE';
+}
+
+/**
  * An error answer without a service code (the client names it `HTTP_<status>`): every
  * error of the api has one, so this came from something else at that address (a proxy,
  * another server, the controller's health port).

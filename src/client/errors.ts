@@ -71,7 +71,7 @@ export class GenjobsError extends Error {
       // Not problem+json (a proxy's page): the status says what there is to say.
     }
     const retryAfter = retryAfterSeconds(res.headers.get('retry-after'));
-    return new GenjobsError(body.detail ?? (oneLine(text) || `HTTP ${res.status}`), {
+    return new GenjobsError(body.detail ?? foreignAnswer(text, res.status), {
       status: res.status,
       code: body.code ?? `HTTP_${res.status}`,
       requestId: body.requestId ?? res.headers.get('x-request-id') ?? undefined,
@@ -86,14 +86,18 @@ export class GenjobsError extends Error {
 }
 
 /**
- * What a body that is not problem+json says, in one line: an S3-compatible store's XML error
- * (an upload's PUT goes to the bucket) as its code and message, anything else (a proxy's
- * page) squeezed and cut.
+ * What an error body that is not problem+json says, in one line: an S3-compatible store's XML
+ * error (an upload's PUT goes to the bucket) as its code and message, an HTML page (a
+ * proxy's) as its title, anything else squeezed and cut. A proxy's 413 also says what to
+ * change: its body limit is below what the api accepts (nginx's default is 1 MB).
  */
-function oneLine(text: string): string {
+function foreignAnswer(text: string, status: number): string {
   const s3 = /<Code>([^<]*)<\/Code>[\s\S]*?<Message>([^<]*)<\/Message>/.exec(text);
   if (s3) return `${s3[1]}: ${s3[2]}`;
-  return text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, ' ').trim();
+  const said = title || text.replace(/\s+/g, ' ').trim().slice(0, 200) || `HTTP ${status}`;
+  if (status !== 413) return said;
+  return `${said}: something in front of the api (a proxy) refused the request as too large; raise its body size limit (nginx: client_max_body_size) to what the api accepts`;
 }
 
 /**

@@ -201,6 +201,33 @@ describe('an answer that is not problem+json', () => {
     );
     expect([page.message, page.retryable]).toEqual(['<html> <body>Bad gateway</body> </html>', true]);
   });
+
+  it("is an HTML page's title, and a proxy's 413 says which limit to raise", async () => {
+    const page = (title: string) =>
+      `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx/1.22.1</center>\r\n</body>\r\n</html>`;
+    const gateway = await GenjobsError.fromResponse(
+      new Response(page('504 Gateway Time-out'), { status: 504 }),
+    );
+    expect([gateway.message, gateway.code, gateway.retryable]).toEqual([
+      '504 Gateway Time-out',
+      'HTTP_504',
+      true,
+    ]);
+    const large = await GenjobsError.fromResponse(
+      new Response(page('413 Request Entity Too Large'), { status: 413 }),
+    );
+    expect(large.message).toBe(
+      '413 Request Entity Too Large: something in front of the api (a proxy) refused the request as too large; raise its body size limit (nginx: client_max_body_size) to what the api accepts',
+    );
+    expect(large.retryable).toBe(false);
+    // The api's own 413 is problem+json: its detail, no word of a proxy.
+    const own = await GenjobsError.fromResponse(
+      new Response(JSON.stringify({ code: 'PAYLOAD_TOO_LARGE', detail: 'the body is larger than 1 MiB' }), {
+        status: 413,
+      }),
+    );
+    expect([own.message, own.code]).toEqual(['the body is larger than 1 MiB', 'PAYLOAD_TOO_LARGE']);
+  });
 });
 
 describe('Retry-After', () => {
