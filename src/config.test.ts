@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.ts';
+import { blobSettings, loadConfig, publicBasePath } from './config.ts';
 
 describe('loadConfig', () => {
   it('gives working defaults for an empty environment', () => {
@@ -36,6 +36,26 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ GENJOBS_RETENTION: '300' })).toThrow(/GENJOBS_RETENTION: at least 24h/);
     expect(loadConfig({ GENJOBS_RETENTION: '24h' }).GENJOBS_RETENTION).toBe(86_400_000);
     expect(loadConfig({}).GENJOBS_RETENTION).toBe(30 * 86_400_000);
+  });
+
+  it('takes a public URL with a path prefix, and refuses one with a query, a fragment or another scheme', () => {
+    const c = loadConfig({
+      GENJOBS_PUBLIC_URL: 'https://gen.example.com/genjobs/',
+      GENJOBS_BLOB_SECRET: 'x'.repeat(32),
+    });
+    expect(publicBasePath(c.GENJOBS_PUBLIC_URL)).toBe('/genjobs');
+    expect(blobSettings(c).publicBaseUrl).toBe('https://gen.example.com/genjobs/files');
+    expect(publicBasePath(loadConfig({}).GENJOBS_PUBLIC_URL)).toBe('');
+    for (const bad of [
+      'https://gen.example.com/#x',
+      'https://gen.example.com/genjobs?x=1',
+      'ftp://gen.example.com',
+    ]) {
+      expect(() => loadConfig({ GENJOBS_PUBLIC_URL: bad })).toThrow(
+        /GENJOBS_PUBLIC_URL.*without a \?query or #fragment/,
+      );
+      expect(() => loadConfig({ GENJOBS_BLOB_PUBLIC_URL: bad })).toThrow(/GENJOBS_BLOB_PUBLIC_URL/);
+    }
   });
 
   it('names every bad variable in one error', () => {

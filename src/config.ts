@@ -34,6 +34,23 @@ const plans = z
   .regex(/^[a-z][a-z0-9-]*=\d+(,[a-z][a-z0-9-]*=\d+)*$/, 'plans like free=2,pro=20,enterprise=100')
   .transform((v) => Object.fromEntries(v.split(',').map((p) => [p.split('=')[0]!, Number(p.split('=')[1])])));
 
+/**
+ * An address paths are appended to (`<url>/files/…`): http or https, with no `?query` or
+ * `#fragment`, which the paths would land in.
+ */
+const baseUrl = z
+  .string()
+  .url()
+  .refine(
+    (v) => /^https?:\/\//i.test(v) && !/[?#]/.test(v),
+    'an http:// or https:// address without a ?query or #fragment (paths are appended to it)',
+  );
+
+/** The path of a base URL without its last slash: '' at the root, '/genjobs' under a prefix. */
+export function publicBasePath(url: string): string {
+  return new URL(url).pathname.replace(/\/+$/, '');
+}
+
 /** A setting that holds JSON, checked against a schema (the chart passes maps and lists this way). */
 function json<T extends z.ZodType>(schema: T, example: string) {
   return z.string().transform((v, ctx): z.infer<T> => {
@@ -70,7 +87,7 @@ export const configSchema = z.object({
   /** Port of the controller's /healthz, /readyz and /metrics. */
   GENJOBS_CONTROLLER_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   /** Base URL clients reach the api at; file and output URLs are built on it. */
-  GENJOBS_PUBLIC_URL: z.string().url().default('http://127.0.0.1:8080'),
+  GENJOBS_PUBLIC_URL: baseUrl.default('http://127.0.0.1:8080'),
   /** Concurrent jobs allowed per plan. */
   GENJOBS_PLANS: plans.prefault('free=2,pro=20,enterprise=100'),
   /** A reservation whose job never appeared is refunded after this long. */
@@ -173,9 +190,9 @@ export const configSchema = z.object({
   /** Former secrets still accepted during a rotation, comma-separated. */
   GENJOBS_BLOB_PREVIOUS_SECRETS: z.string().optional(),
   /** Public base of file URLs; default: <GENJOBS_PUBLIC_URL>/files (filesystem), required for s3. */
-  GENJOBS_BLOB_PUBLIC_URL: z.string().url().optional(),
+  GENJOBS_BLOB_PUBLIC_URL: baseUrl.optional(),
   /** Where worker Pods reach the api's /files to store outputs (in-cluster Service URL). */
-  GENJOBS_BLOB_INTERNAL_URL: z.string().url().optional(),
+  GENJOBS_BLOB_INTERNAL_URL: baseUrl.optional(),
   GENJOBS_S3_BUCKET: z.string().optional(),
   GENJOBS_S3_REGION: z.string().default('us-east-1'),
   GENJOBS_S3_ENDPOINT: z.string().url().optional(),

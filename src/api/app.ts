@@ -19,6 +19,8 @@ export interface AppOptions {
   routers: Router[];
   /** How long request bodies may take (default: DEFAULT_BODY_DEADLINES). */
   bodyDeadlines?: BodyDeadlines;
+  /** The path the api is published under ({@link publicBasePath}): the OpenAPI document's server. */
+  basePath?: string;
 }
 
 /**
@@ -62,7 +64,7 @@ export function createApp(o: AppOptions): express.Express {
   app.get('/v1/openapi.json', (req, res) => {
     locals(res).route = '/v1/openapi.json';
     if (!openapi) {
-      const json = Buffer.from(JSON.stringify(openApiDocument()));
+      const json = Buffer.from(JSON.stringify(openApiDocument({ basePath: o.basePath })));
       openapi = { json, gzip: gzipSync(json) };
     }
     const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';

@@ -6,7 +6,7 @@ import { type Blob, createBlob } from '../blob/create.ts';
 import { jobOfKey } from '../blob/keys.ts';
 import type { Catalog } from '../catalog/index.ts';
 import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
-import { blobSettings, type Config } from '../config.ts';
+import { blobSettings, type Config, publicBasePath } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
@@ -220,13 +220,14 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const app = createApp({
     log,
     metrics,
+    basePath: publicBasePath(config.GENJOBS_PUBLIC_URL),
     notReady,
     rawRouters: [['/files', blob.router]],
     routers: [
       catalogRoutes(catalog, auth),
       jobRoutes(service, auth),
       eventRoutes(service, hub, auth),
-      docsRoutes(),
+      docsRoutes(publicBasePath(config.GENJOBS_PUBLIC_URL)),
       uploadRoutes(uploadService, auth),
       accountRoutes(auth, config.GENJOBS_PLANS),
     ],

@@ -497,6 +497,11 @@ const failureCodes = JOB_FAILURE_CODES.map(
 export interface DocumentOptions {
   /** Answers' schemas without room for more fields (the tests' contract check). */
   closedAnswers?: boolean;
+  /**
+   * The path the api is published under, '' (or absent) at the root: the one server, a
+   * relative URL, so the document read through a proxy that strips a prefix points back there.
+   */
+  basePath?: string;
 }
 
 /** The OpenAPI 3.1 document of the service, built from the operation list. */
@@ -611,7 +616,7 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
       ].join(' '),
     },
     // Relative: the origin the document was fetched from, whatever address reached the api.
-    servers: [{ url: '/' }],
+    servers: [{ url: options.basePath || '/' }],
     paths,
     webhooks: {
       jobFinished: {

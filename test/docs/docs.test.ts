@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { openApiDocument } from '../../src/api/openapi.ts';
 import { type E2e, startE2e } from '../support/e2e.ts';
+import { startTestApi } from '../support/service.ts';
 
 /** Debian's chromium, installed by npm run setup. */
 const CHROMIUM = process.env.GENJOBS_CHROMIUM ?? '/usr/bin/chromium';
@@ -83,5 +86,67 @@ describe('GET /docs in a real browser', () => {
     const status = op.locator('.live-responses-table tbody .response-col_status').first();
     await status.waitFor({ timeout: 30_000 });
     expect((await status.textContent())?.trim()).toBe('200');
+  });
+});
+
+describe('GET /docs behind a proxy that publishes the api under a path prefix', () => {
+  it('loads its files, the models and "Try it out" through the prefix (GENJOBS_PUBLIC_URL has it)', async () => {
+    // The proxy: /genjobs/… to the api with the prefix stripped, as an Ingress rewrite does;
+    // anything else is another application's.
+    let upstream = '';
+    const passed: string[] = [];
+    const proxy = createServer((req, res) => {
+      if (!req.url?.startsWith('/genjobs/')) return void res.writeHead(404).end('another application');
+      passed.push(`${req.method} ${req.url}`);
+      const to = new URL(req.url.slice('/genjobs'.length), upstream);
+      const out = request(to, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      out.on('error', () => res.writeHead(502).end());
+      req.pipe(out);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const published = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/genjobs`;
+    const api = await startTestApi('docs-prefix', { GENJOBS_PUBLIC_URL: published });
+    upstream = api.api.url;
+    const prefixed = await browser.newPage();
+    const pageErrors: string[] = [];
+    prefixed.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
+    prefixed.on('pageerror', (e) => pageErrors.push(String(e)));
+    try {
+      const key = await api.account({ name: 'acme' });
+      await prefixed.goto(`${published}/docs`);
+      await prefixed.locator('.opblock').first().waitFor({ timeout: 30_000 });
+      expect(await prefixed.locator('#model option').count()).toBeGreaterThan(0);
+      await prefixed.fill('#key', key);
+      await prefixed.dispatchEvent('#key', 'change');
+      const op = prefixed
+        .locator('.opblock-get', { has: prefixed.locator('[data-path="/v1/jobs"]') })
+        .first();
+      await op.locator('.opblock-summary').click();
+      await op.locator('button.execute').click();
+      const status = op.locator('.live-responses-table tbody .response-col_status').first();
+      await status.waitFor({ timeout: 30_000 });
+      expect((await status.textContent())?.trim()).toBe('200');
+      expect(pageErrors).toEqual([]);
+      expect(passed).toEqual(
+        expect.arrayContaining([
+          'GET /genjobs/docs/assets/swagger-ui.css',
+          'GET /genjobs/docs/console.js',
+          'GET /genjobs/v1/openapi.json',
+          'GET /genjobs/v1/catalog/models',
+          expect.stringMatching(/^GET \/genjobs\/v1\/jobs(\?|$)/),
+        ]),
+      );
+      // The document itself names the prefix as its server, for generators that read it there.
+      const doc = (await (await fetch(`${published}/v1/openapi.json`)).json()) as { servers: unknown };
+      expect(doc.servers).toEqual([{ url: '/genjobs' }]);
+    } finally {
+      await prefixed.close();
+      await api.stop();
+      proxy.closeAllConnections();
+      proxy.close();
+    }
   });
 });

@@ -2,13 +2,15 @@
  * The docs page's script (served as /docs/console.js, so the page needs no inline script):
  * renders the reference with Swagger UI against this origin, authorizes it with the pasted
  * key, and runs the quick-submit console, which follows the job's event stream with fetch
- * (EventSource cannot send an Authorization header).
+ * (EventSource cannot send an Authorization header). Every address starts with the path the
+ * page's script tag names (data-base: '' at the root, '/genjobs' behind a proxy's prefix).
  */
 export const CONSOLE_SCRIPT = `'use strict';
 (async () => {
   const $ = (id) => document.getElementById(id);
-  const spec = await (await fetch('/v1/openapi.json')).json();
-  spec.servers = [{ url: location.origin }];
+  const base = document.currentScript.dataset.base || '';
+  const spec = await (await fetch(base + '/v1/openapi.json')).json();
+  spec.servers = [{ url: location.origin + base }];
   const ui = SwaggerUIBundle({
     spec,
     dom_id: '#reference',
@@ -25,7 +27,7 @@ export const CONSOLE_SCRIPT = `'use strict';
   };
   $('key').addEventListener('change', authorize);
 
-  const models = await (await fetch('/v1/catalog/models')).json();
+  const models = await (await fetch(base + '/v1/catalog/models')).json();
   for (const m of models) $('model').add(new Option(m.slug, m.slug));
 
   const log = (line) => {
@@ -35,7 +37,7 @@ export const CONSOLE_SCRIPT = `'use strict';
   const headers = () => ({ authorization: 'Bearer ' + $('key').value.trim() });
 
   async function follow(jobId) {
-    const res = await fetch('/v1/jobs/' + encodeURIComponent(jobId) + '/events', { headers: headers() });
+    const res = await fetch(base + '/v1/jobs/' + encodeURIComponent(jobId) + '/events', { headers: headers() });
     if (!res.ok) return log('events: HTTP ' + res.status + ' ' + (await res.text()));
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
@@ -72,12 +74,19 @@ export const CONSOLE_SCRIPT = `'use strict';
     } catch {
       return log('the input is not valid JSON');
     }
-    const res = await fetch('/v1/jobs/submit', {
+    const res = await fetch(base + '/v1/jobs/submit', {
       method: 'POST',
       headers: { ...headers(), 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
       body: JSON.stringify({ model: $('model').value, input }),
     });
-    const body = await res.json();
+    // Not JSON when something in front of the api answered (a proxy's error page).
+    const text = await res.text();
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return log('submit: HTTP ' + res.status + ', not an answer of the api: ' + text.replace(/\\s+/g, ' ').slice(0, 200));
+    }
     if (!res.ok) return log('submit: ' + res.status + ' ' + body.code + ': ' + body.detail);
     $('job-id').textContent = body.jobId;
     log('submitted ' + body.jobId + ', ' + body.costMicroCents + ' micro-cents');

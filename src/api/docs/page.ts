@@ -1,13 +1,18 @@
-/** The HTML of GET /docs. Static: the key never reaches the server except as a request's credential. */
-export function docsPage(): string {
+/**
+ * The HTML of GET /docs. Static: the key never reaches the server except as a request's
+ * credential. `base` is the path the api is published under (GENJOBS_PUBLIC_URL's, '' at the
+ * root, '/genjobs' behind a proxy that strips that prefix): every address of the page has it.
+ */
+export function docsPage(basePath = ''): string {
+  const base = escapeHtml(basePath);
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>genjobs API</title>
-<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<link rel="icon" type="image/png" href="${base}/docs/assets/favicon-32x32.png">
+<link rel="stylesheet" href="${base}/docs/assets/swagger-ui.css">
 <style>
   body { margin: 0; font-family: system-ui, sans-serif; color: #1f2933; }
   header, section.guide { max-width: 1400px; margin: 0 auto; padding: 0 20px; }
@@ -25,7 +30,7 @@ export function docsPage(): string {
 <header>
   <h1>genjobs API</h1>
   <p>Asynchronous image and video generation jobs. The reference below is rendered from
-  <a href="/v1/openapi.json">/v1/openapi.json</a>.</p>
+  <a href="${base}/v1/openapi.json">${base}/v1/openapi.json</a>.</p>
 </header>
 <section class="guide">
   <h2>Quick start</h2>
@@ -77,9 +82,11 @@ const job = await genjobs.jobs.run('genjobs/reference-image/text-to-image', { pr
   <h2>Reference</h2>
 </section>
 <div id="reference"></div>
-<script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script src="/docs/console.js"></script>
+<script src="${base}/docs/assets/swagger-ui-bundle.js"></script>
+<script src="${base}/docs/console.js" data-base="${base}"></script>
 </body>
 </html>
 `;
 }
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

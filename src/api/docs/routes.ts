@@ -33,11 +33,12 @@ const CSP = [
  * from npm, works offline), the quick start, and a console: a pasted key authorizes every
  * operation's "Try it out" and a quick-submit form that follows the job's events.
  */
-export function docsRoutes(): Router {
+export function docsRoutes(basePath = ''): Router {
   const r = Router();
+  const page = docsPage(basePath);
   r.get('/docs', (_req, res) => {
     locals(res).route = '/docs';
-    res.set('content-security-policy', CSP).type('html').send(docsPage());
+    res.set('content-security-policy', CSP).type('html').send(page);
   });
   r.get('/docs/console.js', (_req, res) => {
     locals(res).route = '/docs/console.js';
