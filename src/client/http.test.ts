@@ -30,6 +30,20 @@ describe('Http', () => {
     expect(waits[0]).toBeLessThanOrEqual(3750);
   });
 
+  it('follows no redirect: one request, and an error naming the address to use instead', async () => {
+    const { url, seen } = await scripted([
+      (res) => res.writeHead(301, { location: 'https://gen.example.com/v1/jobs/submit' }).end(),
+    ]);
+    const err = (await new Http({ baseUrl: url, apiKey: 'gjk_x' })
+      .json({ method: 'POST', path: '/v1/jobs/submit', credential: 'bearer', body: {}, idempotent: true })
+      .catch((e: unknown) => e)) as GenjobsError;
+    expect(err).toMatchObject({ status: 301, code: 'REDIRECTED', retryable: false });
+    expect(err.message).toBe(
+      `${url} redirects (HTTP 301) to https://gen.example.com/v1/jobs/submit: the api is at https://gen.example.com; give the client the address the api is at (GENJOBS_URL for the CLI): a request is not sent on, since it would lose its key and, for a POST, its method`,
+    );
+    expect(seen).toHaveLength(1);
+  });
+
   it('throws one typed error with status, code, requestId and retryable', async () => {
     const { url } = await scripted([problem(402, 'INSUFFICIENT_BALANCE', false)]);
     const err = await new Http({ baseUrl: url })

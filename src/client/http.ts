@@ -158,6 +158,7 @@ export class Http {
       try {
         const res = await request(limit.signal);
         if (res.ok || res.status === 204) return await read(res);
+        if (isRedirect(res)) throw redirected(res, o.to);
         err = await GenjobsError.fromResponse(res, attempt + 1);
       } catch (e) {
         if (e instanceof GenjobsError) throw e;
@@ -212,6 +213,9 @@ export class Http {
     const headers = this.headers(call.credential, call.headers);
     if (call.body !== undefined) headers.set('content-type', 'application/json');
     return (this.o.fetch ?? fetch)(this.url(call.path, call.query), {
+      // Never followed: fetch would drop the key on a hop to another origin and turn a POST
+      // into a GET, and the api's answer would blame the key or the method (see redirected).
+      redirect: 'manual',
       method: call.method,
       headers,
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
@@ -230,6 +234,31 @@ export class Http {
     const base = Math.min(500 * 2 ** attempt, cap);
     return base / 2 + Math.random() * (base / 2);
   }
+}
+
+/** A 3xx, or what a browser makes of one under `redirect: 'manual'` (an opaque answer, status 0). */
+function isRedirect(res: Response): boolean {
+  return res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400);
+}
+
+/** The error for a redirect: the address to configure instead, when the answer tells it. */
+function redirected(res: Response, to: string): GenjobsError {
+  const location = res.headers.get('location');
+  let where = 'elsewhere';
+  if (location && URL.canParse(location, res.url || to)) {
+    const target = new URL(location, res.url || to);
+    const asked = res.url && URL.canParse(res.url) ? new URL(res.url).pathname : '';
+    // The same path at another address (http → https, a new host): that address is the base.
+    const base =
+      asked && target.pathname.endsWith(asked)
+        ? target.href.slice(0, target.href.indexOf(target.pathname) + target.pathname.length - asked.length)
+        : undefined;
+    where = `to ${target.href}${base ? `: the api is at ${base}` : ''}`;
+  }
+  return new GenjobsError(
+    `${to} redirects (HTTP ${res.status || 'redirect'}) ${where}; give the client the address the api is at (GENJOBS_URL for the CLI): a request is not sent on, since it would lose its key and, for a POST, its method`,
+    { status: res.status, code: 'REDIRECTED', retryable: false },
+  );
 }
 
 /**

@@ -172,6 +172,7 @@ export class UploadsApi {
       .retrying(
         (signal) =>
           f(presigned.uploadUrl, {
+            redirect: 'manual',
             method: 'PUT',
             headers: { 'content-type': o.contentType },
             body,
