@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../client/index.ts';
-import { bar, clock, fraction, liveLine, plainLine } from './progress.ts';
+import { bar, clock, fraction, liveLine, Progress, plainLine } from './progress.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const job = (j: Partial<Job>): Job =>
@@ -46,5 +46,26 @@ describe('progress', () => {
     expect(plainLine(job({ queuePosition: 0 }), T0, T0)).toBe(
       '2026-01-01T00:00:00.000Z j1 pending next in queue elapsed 0:00',
     );
+  });
+
+  it("counts the elapsed time from the job's creation, not from when the watching began", () => {
+    const lines: string[] = [];
+    const out = { isTTY: false, write: (l: string) => lines.push(l) } as unknown as NodeJS.WriteStream;
+    let now = T0 + 150_000;
+    const p = new Progress(out, { now: () => now });
+    p.update(job({}));
+    now += 1_000;
+    p.update(job({ queuePosition: 0 }));
+    expect(lines.map((l) => /elapsed (\S+)/.exec(l)?.[1])).toEqual(['2:30', '2:31']);
+    // A service clock ahead of this one's: counted from when the watching began, never below 0.
+    const ahead: string[] = [];
+    const q = new Progress(
+      { isTTY: false, write: (l: string) => ahead.push(l) } as unknown as NodeJS.WriteStream,
+      {
+        now: () => T0,
+      },
+    );
+    q.update(job({ createdAt: new Date(T0 + 5_000).toISOString() }));
+    expect(ahead[0]).toContain('elapsed 0:00');
   });
 });

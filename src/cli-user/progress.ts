@@ -58,7 +58,8 @@ export function plainLine(job: Job, now: number, since: number): string {
 export class Progress {
   private readonly out: NodeJS.WriteStream;
   private readonly tty: boolean;
-  private readonly since: number;
+  /** The job's creation (`watch` of a job submitted a while ago counts from then), else when this began. */
+  private since: number;
   private processingSince: number | undefined;
   private job: Job | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -73,6 +74,9 @@ export class Progress {
 
   update(job: Job): void {
     if (job.status === 'processing' && this.processingSince === undefined) this.processingSince = this.now();
+    // The service's clock says when the job was made: never later than this one's start, so
+    // a service clock ahead of this one's shows no negative time.
+    if (!this.job) this.since = Math.min(this.since, Date.parse(job.createdAt) || this.since);
     this.job = job;
     if (!this.tty) {
       this.out.write(`${plainLine(job, this.now(), this.since)}\n`);
