@@ -248,6 +248,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     admission,
     blob: blob.store,
     archived: archive ? async (id) => (await archive.getRecord(id)) !== undefined : undefined,
+    archivedJob: archive ? (id) => archive.getJob(id) : undefined,
     events,
     metrics,
     log,

@@ -304,3 +304,95 @@ describe('a finished job moves from etcd to the archive', () => {
     }
   });
 });
+
+describe('a cluster restored from a backup older than the job history', () => {
+  it('a job the history holds as ended takes that end, settled once, instead of running again; one of another uid runs', async () => {
+    const restoredKey = await s.account({
+      name: 'restored',
+      plan: 'enterprise',
+      grantMicroCents: 10_000_000,
+    });
+    const submitAs = async () => {
+      const res = await s.call('/v1/jobs/submit', {
+        method: 'POST',
+        key: restoredKey,
+        json: { model: IMAGE, input: { prompt: 'a lighthouse at dusk' } },
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { jobId: string }).jobId;
+    };
+    // The jobs as the backup holds them: made, paid for, not started (no controller runs).
+    await s.controller.stop();
+    const ids = [await submitAs(), await submitAs(), await submitAs()];
+    const [cancelled, completed, reused] = await Promise.all(
+      ids.map(async (id) => (await s.r.jobs.get(id))!),
+    );
+    const cost = cancelled!.spec.costMicroCents;
+    const ended = new Date().toISOString();
+    // The history, newer than the backup: the first was cancelled (refunded) and the second
+    // completed; the third's name is held by another job (another uid) that failed.
+    await archive.upsertJobs([
+      {
+        ...cancelled!,
+        status: { phase: 'cancelled', progress: 0, refundedMicroCents: cost, completedAt: ended },
+      },
+      {
+        ...completed!,
+        status: {
+          phase: 'completed',
+          progress: 100,
+          // In the order the apiserver hands fields out, as the archiver wrote them.
+          outputs: [
+            { type: 'image', url: `${s.config.GENJOBS_PUBLIC_URL}/files/jobs/${ids[1]}/output-0.png` },
+          ],
+          startedAt: ended,
+          completedAt: ended,
+        },
+      },
+      {
+        ...reused!,
+        metadata: { ...reused!.metadata, uid: randomUUID() },
+        status: {
+          phase: 'failed',
+          progress: 0,
+          error: { code: 'GENERATION_FAILED', message: 'x' },
+          completedAt: ended,
+        },
+      },
+    ]);
+    const archivedRecord = async (id: string) => (await archive.getRecord(id))?.record;
+    const historyBefore = await Promise.all(ids.slice(0, 2).map(archivedRecord));
+
+    s.controller = await s.startController(env());
+    const phase = async (id: string) => (await s.r.jobs.get(id))?.status?.phase;
+    await eventually(async () => (await phase(ids[0]!)) === 'cancelled', 20_000, 'the cancelled end taken');
+    await eventually(async () => (await phase(ids[1]!)) === 'completed', 20_000, 'the completed end taken');
+    await eventually(async () => (await phase(ids[2]!)) === 'completed', 90_000, 'the third job run');
+    expect((await s.r.jobs.get(ids[1]!))?.status?.outputs).toEqual([
+      { url: `${s.config.GENJOBS_PUBLIC_URL}/files/jobs/${ids[1]}/output-0.png`, type: 'image' },
+    ]);
+    // The two that ended never got a Pod; the third ran.
+    const pods = await s.kube.core.listNamespacedPod({ namespace: s.kube.namespace });
+    const ran = new Set(pods.items.map((p) => p.metadata?.labels?.['genjobs.io/job']));
+    expect([ran.has(ids[0]), ran.has(ids[1]), ran.has(ids[2])]).toEqual([false, false, true]);
+    // Money: the cancelled job refunded, the two completed charged, once each, once the credit leases closed.
+    const account = async () =>
+      (await (await s.call('/v1/account', { key: restoredKey })).json()) as {
+        balanceMicroCents: number;
+        heldMicroCents: number;
+        spentMicroCents: number;
+      };
+    const settled = await eventually(
+      async () => {
+        const a = await account();
+        return a.heldMicroCents === 0 && a.spentMicroCents === 2 * cost ? a : undefined;
+      },
+      30_000,
+      'the ledger settled',
+    );
+    expect(settled.balanceMicroCents).toBe(10_000_000 - 2 * cost);
+    // The history kept what it said of the two that had ended.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await Promise.all(ids.slice(0, 2).map(archivedRecord))).toEqual(historyBefore);
+  });
+});

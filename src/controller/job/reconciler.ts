@@ -51,6 +51,8 @@ export interface JobReconcilerDeps {
    * that is gone takes its files with it.
    */
   archived?: (jobId: string) => Promise<boolean>;
+  /** The job history's resource of a job, if it holds one (archive on): see {@link JobReconciler.adoptArchivedEnd}. */
+  archivedJob?: (jobId: string) => Promise<GenerationJob | undefined>;
   events: EventRecorder;
   metrics: Metrics;
   log: Logger;
@@ -101,9 +103,14 @@ export class JobReconciler {
    * missing Pod that existed was lost, not one still to be created.
    */
   private readonly seenPods = new Map<string, Set<string>>();
+  /** Unfinished jobs made before this process started, looked for in the job history once each. */
+  private readonly historyAsked = new Set<string>();
+  private historyDownSaid = false;
+  private readonly startedAt: number;
 
   constructor(deps: JobReconcilerDeps) {
     this.d = deps;
+    this.startedAt = deps.now?.() ?? Date.now();
     deps.podCache.on((type, pod) => {
       const jobId = pod.metadata?.labels?.[JOB_LABEL];
       const name = pod.metadata?.name;
@@ -122,7 +129,10 @@ export class JobReconciler {
     const cached = d.jobCache.get(jobId);
     const job = cached && later(cached, this.written.get(jobId));
     if (job === cached) this.written.delete(jobId);
-    if (!job || isTerminal(job.status?.phase)) this.seenPods.delete(jobId);
+    if (!job || isTerminal(job.status?.phase)) {
+      this.seenPods.delete(jobId);
+      this.historyAsked.delete(jobId);
+    }
     if (!job) {
       this.awaitingReservation.delete(jobId);
       // Owned Pods of a deleted job: nothing else (no garbage collector in every cluster) removes them.
@@ -132,6 +142,8 @@ export class JobReconciler {
       if (!(await d.archived?.(jobId))) await d.blob.deletePrefix(jobPrefix(jobId));
       return undefined;
     }
+    const adopted = await this.adoptArchivedEnd(jobId, job);
+    if (adopted) return adopted;
     const now = d.now?.() ?? Date.now();
     const attempts = job.status?.attempts ?? 0;
     const name = podName(jobId, Math.max(1, attempts));
@@ -215,6 +227,57 @@ export class JobReconciler {
     }
     const after = leaseUnseen ? Math.min(1_000, decision.requeueAfterMs ?? 1_000) : decision.requeueAfterMs;
     return after !== undefined ? { requeueAfterMs: Math.max(1, after) } : undefined;
+  }
+
+  /**
+   * An unfinished job that the job history holds as finished, with the same uid, came back
+   * with a restore of the cluster from a backup older than the history's: it ended (its
+   * client saw it cancelled and refunded, or got its outputs and its notification), and the
+   * ledger that moved its money was lost with the newer state. It takes that end instead of
+   * running again: the status as archived, so its money is settled once in this ledger,
+   * its Pod (if the backup had one) goes, and its notification is not sent again. Asked
+   * once per job, and only of jobs made before this process started (a newer one cannot be
+   * in the history); an archive that does not answer lets the job go on as it would.
+   */
+  private async adoptArchivedEnd(jobId: string, job: GenerationJob): Promise<HandlerResult | undefined> {
+    const d = this.d;
+    if (!d.archivedJob || isTerminal(job.status?.phase) || this.historyAsked.has(jobId)) return undefined;
+    if (!(Date.parse(job.metadata.creationTimestamp ?? '') < this.startedAt)) return undefined;
+    this.historyAsked.add(jobId);
+    let archived: GenerationJob | undefined;
+    try {
+      archived = await d.archivedJob(jobId);
+    } catch (err) {
+      if (!this.historyDownSaid)
+        d.log.warn(
+          { err: (err as Error).message },
+          'the job history did not answer: unfinished jobs from before this start run without being checked against it',
+        );
+      this.historyDownSaid = true;
+      return undefined;
+    }
+    const end = archived?.status;
+    if (!end || archived?.metadata.uid !== job.metadata.uid || !isTerminal(end.phase)) return undefined;
+    try {
+      const patch = {
+        metadata: { resourceVersion: job.metadata.resourceVersion },
+        status: mergePatch(job.status ?? {}, end),
+      };
+      this.written.set(jobId, await d.jobs.patchStatus(jobId, patch));
+    } catch (err) {
+      this.historyAsked.delete(jobId);
+      if (isConflict(err)) return { requeueAfterMs: 50 };
+      throw err;
+    }
+    const said = `the job history holds this job as ${end.phase} (at ${end.completedAt ?? 'an earlier time'}) while the cluster had it ${job.status?.phase ?? 'pending'}, as after a restore from an older backup: it takes that end instead of running again`;
+    d.log.warn({ jobId, account: job.spec.account, phase: end.phase }, said);
+    void d.events.record(
+      { apiVersion: API_VERSION, kind: 'GenerationJob', name: jobId, uid: job.metadata.uid },
+      'Warning',
+      'EndedInHistory',
+      said,
+    );
+    return { requeueAfterMs: 1 };
   }
 
   private async startPod(job: GenerationJob, attempt: number, runtime: Runtime, now: number): Promise<void> {
