@@ -104,7 +104,13 @@ export async function devMain(): Promise<void> {
   );
   if (claimed) {
     await stopAll();
-    throw new ConfigError(`${claimed.message} (GENJOBS_ARCHIVE_URL)`);
+    // The embedded archive has no client to delete a claim with: here the other install is
+    // this dev dir under another blob signing secret (a restored copy of part of it).
+    throw new ConfigError(
+      config.GENJOBS_ARCHIVE === 'pglite'
+        ? `the job history in ${config.GENJOBS_ARCHIVE_DIR ?? join(dir, 'archive')} was made under another blob signing secret than ${secretFile}: put back the blob-secret of the same copy of the dev dir as the archive, or move the archive directory away to start a new history`
+        : `${claimed.message} (GENJOBS_ARCHIVE_URL)`,
+    );
   }
   const api = await startApi({ config, kube, log: log.child({ service: 'api' }), archive });
   stops.unshift(() => api.stop());

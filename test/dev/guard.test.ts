@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Archive } from '../../src/archive/archive.ts';
 import { ownerMark } from '../../src/archive/claim.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
+import { pgliteClient } from '../../src/archive/pglite.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { lockDevDir } from '../../src/dev/guard.ts';
@@ -113,3 +114,21 @@ it('an archive database another install claimed is refused in one line, the dev 
     await pg.stop();
   }
 }, 60_000);
+
+it('an embedded history made under another blob secret (a dev dir put back in part) is refused, naming both files', async () => {
+  const devDir = join(dir, 'restored');
+  await mkdir(devDir, { recursive: true });
+  // The history as a dev instance with another blob-secret left it.
+  const other = new Archive(await pgliteClient(join(devDir, 'archive')), {
+    owner: { marks: [ownerMark('y'.repeat(64))], namespace: 'genjobs', api: 'http://127.0.0.1:9' },
+  });
+  await other.ready();
+  await other.close();
+  await writeFile(join(devDir, 'blob-secret'), 'z'.repeat(64), { mode: 0o600 });
+  const refused = await dev({ GENJOBS_DEV_DIR: devDir, PORT: '0' });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr.trim()).toBe(
+    `genjobs: the job history in ${join(devDir, 'archive')} was made under another blob signing secret than ${join(devDir, 'blob-secret')}: put back the blob-secret of the same copy of the dev dir as the archive, or move the archive directory away to start a new history`,
+  );
+  await expect(readFile(join(devDir, 'dev.pid'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+}, 90_000);
