@@ -59,6 +59,7 @@ describe('the request log line', () => {
         status: 200,
         level: 'debug',
         route: '/v1/thing',
+        peer: '127.0.0.1',
       }),
     ]);
   });

@@ -94,6 +94,9 @@ export function requestContext(log: Logger) {
           jobId: l.jobId,
           code: l.code,
           apiKey: l.apiKey,
+          // The connection's other end: the client, or the proxy in front (whose access
+          // log the request id finds); X-Forwarded-For is the client's word, not logged.
+          peer: req.socket.remoteAddress,
         },
         'request',
       );
