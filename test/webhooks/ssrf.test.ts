@@ -42,6 +42,7 @@ describe('webhook targets', () => {
     ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hook'],
     ['the loopback name', 'https://localhost:8443/hook'],
     ['plain http', 'http://hooks.example.com/hook'],
+    ['credentials in it', 'https://user:secret@hooks.example.com/hook'],
   ])('%s (%s) is refused at submit with 422 INVALID_INPUT and no job is made', async (_, webhookUrl) => {
     const res = await svc.call('/v1/jobs/submit', {
       method: 'POST',

@@ -46,7 +46,7 @@ export const SubmitRequest = z
     version: version.nullish(),
     input: input.describe("Model-specific input; see the model's inputSchema"),
     webhookUrl: webhookUrl.describe(
-      'https:// address notified when the job completes or fails; null is the same as absent',
+      'https:// address (no user:password@ in it) notified when the job completes or fails; null is the same as absent',
     ),
   })
   .meta({ examples: [IMAGE_1K, IMAGE_4K, VIDEO_8S] });

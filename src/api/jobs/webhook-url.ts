@@ -13,6 +13,16 @@ export function checkWebhookUrl(url: string, policy: TargetPolicy): string {
       errors: [{ pointer: '/webhookUrl', message: 'must be an https:// URL' }],
     });
   }
+  // A job's webhookUrl is stored as it is, shown by kubectl and sent on as Basic auth: a
+  // password in it would be readable by every operator. Deliveries prove who sent them by
+  // their signature.
+  if (parsed.username || parsed.password) {
+    throw new AppError(
+      'INVALID_INPUT',
+      'webhookUrl must not hold credentials (user:password@): the job would keep them in clear text; a receiver checks the webhook-signature header instead',
+      { errors: [{ pointer: '/webhookUrl', message: 'must not hold a user name or password' }] },
+    );
+  }
   // Literal addresses are refused now; names are checked again on every delivery, at
   // connect time, against the address they then resolve to.
   const refused = targetRefusal(url, policy);
