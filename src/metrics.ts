@@ -86,6 +86,12 @@ export function createMetrics(registry = new Registry(), options: { processMetri
       labelNames: ['result'],
       registers: r,
     }),
+    webhooksGivenUp: new Counter({
+      name: 'genjobs_webhooks_given_up_total',
+      help: "Webhooks given up on (no more attempts), by the last attempt's result: the notification is lost",
+      labelNames: ['result'],
+      registers: r,
+    }),
     webhooksPending: new Gauge({
       name: 'genjobs_webhook_retries_pending',
       help: 'Webhooks waiting for a retry',

@@ -773,6 +773,7 @@ describe('optional parts', () => {
       'GenjobsApiErrorRate',
       'GenjobsJobsStuckPending',
       'GenjobsWebhookFailures',
+      'GenjobsWebhooksGivenUp',
       'GenjobsControllerNotLeading',
       'GenjobsControllerSeveralLeaders',
       'GenjobsCatalogReloadFailing',

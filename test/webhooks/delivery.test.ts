@@ -195,6 +195,9 @@ describe('webhooks', () => {
       fieldSelector: `involvedObject.name=${jobId},reason=WebhookFailed`,
     });
     expect(events.items[0]?.message).toContain('HTTP 410');
+    // Counted, for an alert: the notification is lost.
+    const given = await controller!.metrics.webhooksGivenUp.get();
+    expect(given.values.find((v) => v.labels.result === 'http_error')?.value).toBeGreaterThanOrEqual(1);
   });
 
   it('does not follow a redirect, even to a receiver it may reach', async () => {

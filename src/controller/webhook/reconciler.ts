@@ -171,6 +171,7 @@ export class WebhookReconciler {
       return undefined;
     }
     if (next.state === 'failed') {
+      d.metrics.webhooksGivenUp.inc({ result: outcome.kind });
       d.log.warn(log, 'webhook given up');
       void d.events.record(
         subject,
