@@ -1047,7 +1047,7 @@ export interface operations {
                     input: {
                         [key: string]: unknown;
                     };
-                    /** @description https:// address notified when the job completes or fails; null is the same as absent */
+                    /** @description https:// address (no user:password@ in it) notified when the job completes or fails; null is the same as absent */
                     webhookUrl?: string | null;
                 };
             };
