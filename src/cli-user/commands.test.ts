@@ -215,6 +215,17 @@ describe('genjobs user commands: failures are one line and a documented exit cod
     expect(lines[1]).toBe(
       `genjobs: the job may have been made all the same; run the same command with --idempotency-key ${keys[0]} to get it (no second job or charge), or look with genjobs jobs list`,
     );
+    // A connection refused sent nothing: no job can have been made, and no word of one.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const nobody = await genjobs(['run', IMAGE, '-i', 'prompt=x'], {
+      GENJOBS_URL: `http://127.0.0.1:${port}`,
+    });
+    expect(nobody.code).toBe(5);
+    expect(nobody.stderr).toContain('ECONNREFUSED');
+    expect(nobody.stderr).not.toContain('may have been made');
     const refusing = await fakeApi((_req, res) =>
       json(res, { code: 'INSUFFICIENT_BALANCE', detail: 'the balance is too low', retryable: false }, 402),
     );

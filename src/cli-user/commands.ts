@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { type Command, type CommanderError, InvalidArgumentError, Option } from 'commander';
+import { notFromTheApi } from '../client/errors.ts';
 import {
   createClient,
   type GenjobsClient,
@@ -9,7 +10,7 @@ import {
   type PresignRequest,
 } from '../client/index.ts';
 import { downloadOutputs, prepareDownloadDir, SaveError } from './download.ts';
-import { EXIT, exitForError, exitForJob, exitHelp, notFromTheApi, outcomeUnknown } from './exit.ts';
+import { EXIT, exitForError, exitForJob, exitHelp, outcomeUnknown } from './exit.ts';
 import { buildInput, fileError, UsageError } from './input.ts';
 import { Progress } from './progress.ts';
 import { keySource, loadSettings, type Settings, urlSource } from './settings.ts';

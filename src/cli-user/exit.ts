@@ -1,3 +1,4 @@
+import { notFromTheApi } from '../client/errors.ts';
 import type { GenjobsError, Job } from '../client/index.ts';
 
 /**
@@ -68,14 +69,15 @@ export function exitForError(err: GenjobsError): number {
  * (its 413 for a body it would not pass on), refused it.
  */
 export function outcomeUnknown(err: GenjobsError): boolean {
-  return err.status === 0 || err.status >= 500 || err.code === 'INVALID_RESPONSE';
+  if (err.status === 0) return !neverConnected(err);
+  return err.status >= 500 || err.code === 'INVALID_RESPONSE';
 }
 
-/**
- * An error answer without a service code (the client names it `HTTP_<status>`): every
- * error of the api has one, so this came from something else at that address (a proxy,
- * another server, the controller's health port).
- */
-export function notFromTheApi(err: GenjobsError): boolean {
-  return err.status > 0 && /^HTTP_\d+$/.test(err.code);
+/** No connection was made (refused, no such name): the request cannot have been sent. */
+function neverConnected(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return true;
+  }
+  return false;
 }

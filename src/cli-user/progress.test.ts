@@ -67,5 +67,9 @@ describe('progress', () => {
     );
     q.update(job({ createdAt: new Date(T0 + 5_000).toISOString() }));
     expect(ahead[0]).toContain('elapsed 0:00');
+    // A finished job's time is its run's, however long after its end it is watched.
+    now += 600_000;
+    p.update(job({ status: 'completed', completedAt: new Date(T0 + 161_000).toISOString() }));
+    expect(lines.at(-1)).toContain('elapsed 2:41');
   });
 });

@@ -36,7 +36,9 @@ export function describe(job: Job, now: number, since: number): string[] {
     const left = (Date.parse(job.estimatedCompletionTime) - now) / 1000;
     parts.push(left > 0 ? `ETA ${clock(left)}` : 'ETA any moment');
   }
-  parts.push(`elapsed ${clock((now - since) / 1000)}`);
+  // A finished job's time stops at its end.
+  const end = Math.min(now, Date.parse(job.completedAt ?? '') || now);
+  parts.push(`elapsed ${clock(Math.max(0, end - since) / 1000)}`);
   return parts;
 }
 

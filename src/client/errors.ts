@@ -101,6 +101,15 @@ function foreignAnswer(text: string, status: number): string {
 }
 
 /**
+ * An error answer without a service code (the client names it `HTTP_<status>`): every
+ * error of the api has one, so this came from something else at that address (a proxy,
+ * another server, the controller's health port).
+ */
+export function notFromTheApi(err: GenjobsError): boolean {
+  return err.status > 0 && /^HTTP_\d+$/.test(err.code);
+}
+
+/**
  * A Retry-After header (RFC 9110 10.2.3) in seconds: delay-seconds or an HTTP-date;
  * undefined when absent or unreadable (a proxy's 503 usually has none: the client's own
  * backoff applies then, never an immediate retry).

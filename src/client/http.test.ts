@@ -42,6 +42,35 @@ describe('Http', () => {
       `${url} redirects (HTTP 301) to https://gen.example.com/v1/jobs/submit: the api is at https://gen.example.com; give the client the address the api is at (GENJOBS_URL for the CLI): a request is not sent on, since it would lose its key and, for a POST, its method`,
     );
     expect(seen).toHaveLength(1);
+    // Under a path prefix, the advice keeps it.
+    const prefixed = await scripted([
+      (res) => res.writeHead(301, { location: 'https://gen.example.com/genjobs/v1/account' }).end(),
+    ]);
+    const moved = (await new Http({ baseUrl: `${prefixed.url}/genjobs`, apiKey: 'gjk_x' })
+      .json({ method: 'GET', path: '/v1/account', credential: 'bearer', idempotent: true })
+      .catch((e: unknown) => e)) as GenjobsError;
+    expect(moved.message).toContain('the api is at https://gen.example.com/genjobs;');
+  });
+
+  it("repeats a request that is not idempotent after the api's retryable refusal or a 429, never after a proxy's 504", async () => {
+    const gateway = (res: import('node:http').ServerResponse) =>
+      res.writeHead(504, { 'content-type': 'text/html' }).end('<title>504 Gateway Time-out</title>');
+    const submit = { method: 'POST', path: '/v1/jobs/submit', credential: 'bearer', body: {} } as const;
+    const proxied = await scripted([gateway, gateway]);
+    const err = (await new Http({ baseUrl: proxied.url, sleep: async () => {} })
+      .json(submit)
+      .catch((e: unknown) => e)) as GenjobsError;
+    // The proxy may have passed it on: a second would be a second job.
+    expect([err.code, proxied.seen.length]).toEqual(['HTTP_504', 1]);
+    const refused = await scripted([
+      problem(503, 'PUBSUB_PUBLISH_FAILED', true),
+      (res) => res.writeHead(429, { 'retry-after': '0' }).end(),
+      (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jobId":"j1"}'),
+    ]);
+    const body = await new Http({ baseUrl: refused.url, sleep: async () => {} }).json<{ jobId: string }>(
+      submit,
+    );
+    expect([body.jobId, refused.seen.length]).toEqual(['j1', 3]);
   });
 
   it('throws one typed error with status, code, requestId and retryable', async () => {

@@ -1,4 +1,4 @@
-import { GenjobsError } from './errors.ts';
+import { GenjobsError, notFromTheApi } from './errors.ts';
 
 /** How the client reaches the service. */
 export interface ClientOptions {
@@ -96,7 +96,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * The one place the client talks HTTP: adds the key where the operation wants it, turns
  * error answers into {@link GenjobsError}, and retries retryable ones (waiting what
  * Retry-After says, with a little jitter, else an exponential backoff with jitter). A request that is not
- * idempotent is retried only when the service answered (it refused it: nothing happened).
+ * idempotent is retried only when the api itself refused it (its problem answer says
+ * retryable: nothing happened) or something in front of it did with a 429; never after no
+ * answer, nor after a proxy's 502/503/504, which it may give after passing the request on.
  */
 export class Http {
   readonly o: ClientOptions;
@@ -176,6 +178,7 @@ export class Http {
         limit.clear();
       }
       if (!err.retryable || attempt >= max) throw err;
+      if (!o.idempotent && err.status !== 429 && notFromTheApi(err)) throw err;
       await (this.o.sleep ?? sleep)(this.delay(attempt, err), o.signal);
     }
   }
@@ -247,7 +250,10 @@ function redirected(res: Response, to: string): GenjobsError {
   let where = 'elsewhere';
   if (location && URL.canParse(location, res.url || to)) {
     const target = new URL(location, res.url || to);
-    const asked = res.url && URL.canParse(res.url) ? new URL(res.url).pathname : '';
+    // The operation's own path: what was asked, less the path of the address configured.
+    const prefix = URL.canParse(to) ? new URL(to).pathname.replace(/\/+$/, '') : '';
+    const path = res.url && URL.canParse(res.url) ? new URL(res.url).pathname : '';
+    const asked = path.startsWith(prefix) ? path.slice(prefix.length) : path;
     // The same path at another address (http → https, a new host): that address is the base.
     const base =
       asked && target.pathname.endsWith(asked)
