@@ -150,3 +150,67 @@ describe('GET /docs behind a proxy that publishes the api under a path prefix', 
     }
   });
 });
+
+describe('the console on a plain-http page of another host, behind a proxy that times out', () => {
+  it('submits without crypto.randomUUID, and after a 504 sends the same key again: one job', async () => {
+    // The proxy passes the first submit on and answers 504 (its wait for the api ran out),
+    // then passes everything through.
+    const keys: string[] = [];
+    const proxy = createServer((req, res) => {
+      const submit = req.method === 'POST' && req.url === '/v1/jobs/submit';
+      if (submit) keys.push(String(req.headers['idempotency-key']));
+      const out = request(
+        new URL(req.url ?? '/', s.url),
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          if (submit && keys.length === 1) {
+            answer.resume();
+            return void res
+              .writeHead(504, { 'content-type': 'text/html' })
+              .end('<html><head><title>504 Gateway Time-out</title></head><body>nginx</body></html>');
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      out.on('error', () => res.writeHead(502).end());
+      req.pipe(out);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const port = (proxy.address() as AddressInfo).port;
+    // Another host name over http: not a secure context, where crypto.randomUUID is missing.
+    const insecure = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--host-resolver-rules=MAP genjobs.test 127.0.0.1'],
+    });
+    const pageErrors: string[] = [];
+    try {
+      const key = await s.account({ name: 'plainhttp' });
+      const p = await insecure.newPage();
+      p.on('pageerror', (e) => pageErrors.push(String(e)));
+      await p.goto(`http://genjobs.test:${port}/docs`);
+      expect(await p.evaluate('window.isSecureContext')).toBe(false);
+      await p.locator('#model option').first().waitFor({ state: 'attached', timeout: 30_000 });
+      await p.fill('#key', key);
+      await p.selectOption('#model', 'genjobs/reference-image/text-to-image');
+      await p.click('#submit');
+      await p
+        .locator('#events')
+        .getByText(
+          'HTTP 504 from something in front of the api (504 Gateway Time-out): the job may have been made',
+        )
+        .waitFor({ timeout: 30_000 });
+      await p.click('#submit');
+      await p.locator('#events').getByText('submitted').waitFor({ timeout: 30_000 });
+      expect(keys).toHaveLength(2);
+      expect(keys[1]).toBe(keys[0]);
+      const jobs = (await (await s.call('/v1/jobs', { key })).json()) as { jobs: Array<{ jobId: string }> };
+      expect(jobs.jobs.map((j) => j.jobId)).toEqual([(await p.textContent('#job-id'))?.trim()]);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await insecure.close();
+      proxy.closeAllConnections();
+      proxy.close();
+    }
+  });
+});

@@ -64,6 +64,13 @@ export const CONSOLE_SCRIPT = `'use strict';
     log('stream ended');
   }
 
+  // crypto.randomUUID exists on secure pages only (https, localhost); the key needs none of its format.
+  const newKey = () =>
+    Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+  // A submit whose outcome is unknown (no answer, a 5xx) keeps its key for the same body, so
+  // a second click gets that job, if it was made, rather than a second one.
+  let unsure = null;
+
   $('submit').addEventListener('click', async () => {
     authorize();
     $('events').textContent = '';
@@ -74,20 +81,33 @@ export const CONSOLE_SCRIPT = `'use strict';
     } catch {
       return log('the input is not valid JSON');
     }
-    const res = await fetch(base + '/v1/jobs/submit', {
-      method: 'POST',
-      headers: { ...headers(), 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
-      body: JSON.stringify({ model: $('model').value, input }),
-    });
-    // Not JSON when something in front of the api answered (a proxy's error page).
+    const sent = JSON.stringify({ model: $('model').value, input });
+    const key = unsure && unsure.sent === sent ? unsure.key : newKey();
+    unsure = { sent, key };
+    const maybe = ': the job may have been made; Submit again (the same model and input) gets it rather than a second one';
+    let res;
+    try {
+      res = await fetch(base + '/v1/jobs/submit', {
+        method: 'POST',
+        headers: { ...headers(), 'content-type': 'application/json', 'idempotency-key': key },
+        body: sent,
+      });
+    } catch (err) {
+      return log('submit: no answer (' + err.message + ')' + maybe);
+    }
+    // Not JSON when something in front of the api answered (a proxy's error page): its title says what.
     const text = await res.text();
     let body;
     try {
       body = JSON.parse(text);
     } catch {
-      return log('submit: HTTP ' + res.status + ', not an answer of the api: ' + text.replace(/\\s+/g, ' ').slice(0, 200));
+      const title = /<title>([^<]*)<\\/title>/i.exec(text);
+      const said = title ? title[1].trim() : text.replace(/\\s+/g, ' ').trim().slice(0, 200);
+      if (res.status < 500) unsure = null;
+      return log('submit: HTTP ' + res.status + ' from something in front of the api (' + said + ')' + (res.status >= 500 ? maybe : ''));
     }
-    if (!res.ok) return log('submit: ' + res.status + ' ' + body.code + ': ' + body.detail);
+    if (res.status < 500) unsure = null;
+    if (!res.ok) return log('submit: ' + res.status + ' ' + body.code + ': ' + body.detail + (res.status >= 500 ? maybe : ''));
     $('job-id').textContent = body.jobId;
     log('submitted ' + body.jobId + ', ' + body.costMicroCents + ' micro-cents');
     await follow(body.jobId);
