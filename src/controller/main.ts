@@ -103,6 +103,8 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   const pods = podInformer(kube, { labelSelector: managed, log: log.child({ informer: 'pods' }) });
   pods.addIndex('job', (p) => [p.metadata?.labels?.[JOB_LABEL] ?? '']);
   const events = new EventRecorder(kube, 'genjobs-controller', log);
+  // Both results from 0, as the api's: its catalog is built from the same ConfigMaps.
+  for (const result of ['ok', 'error']) metrics.catalogReloads.inc({ result }, 0);
   const catalog = new CatalogWatcher({
     informer: configMapInformer(kube, CATALOG_SELECTOR, log.child({ informer: 'catalog' })),
     log: log.child({ part: 'catalog' }),
@@ -110,6 +112,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     now,
     // Jobs paused for a missing catalog or model look again as soon as it changes.
     onReload: (result, loaded) => {
+      metrics.catalogReloads.inc({ result });
       metrics.catalogModels.set(loaded?.variants.length ?? 0);
       if (result !== 'ok') return;
       for (const job of jobs.list())

@@ -127,3 +127,23 @@ it('queued jobs wait while no catalog has loaded, and for a grace after their mo
   expect(watcher.current?.variantsBySlug.has('genjobs/reference-image/text-to-image')).toBe(true);
   await watcher.stop();
 });
+
+it('a broken catalog ConfigMap counts as a failed reload in the controller too, as the api counts it', async () => {
+  const reloads = async () =>
+    Number(
+      /^genjobs_catalog_reloads_total\{result="error"\} (\d+)/m.exec(
+        await (await fetch(`${s.controller.url}/metrics`)).text(),
+      )?.[1],
+    );
+  const before = await reloads();
+  expect(before).toBeGreaterThanOrEqual(0);
+  await applyConfigMap(s.kube, {
+    metadata: { name: 'catalog-broken', labels: { [CATALOG_LABEL]: 'true' } },
+    data: { 'catalog.yaml': 'models: [unclosed' },
+  });
+  try {
+    await eventually(async () => (await reloads()) > before, 5_000, 'a failed reload counted');
+  } finally {
+    await s.kube.core.deleteNamespacedConfigMap({ name: 'catalog-broken', namespace: s.kube.namespace });
+  }
+});
