@@ -8,7 +8,7 @@ import { type Catalog, compareVersions, type Model, type Variant } from './catal
 import { createInputCompiler } from './input.ts';
 import type { MergedCatalog } from './merge.ts';
 import type { CatalogProblem } from './parse.ts';
-import type { VariantSpec } from './schema.ts';
+import type { InputSchema, VariantSpec } from './schema.ts';
 import { buildVariantViews } from './view-build.ts';
 
 /** Compiles every variant's inputSchema with one fresh ajv instance for this catalog. */
@@ -28,6 +28,12 @@ export function compileInputSchemas(merged: MergedCatalog): {
         const validate = byText.get(text) ?? compile(variant.inputSchema);
         byText.set(text, validate);
         validators.set(variant, validate);
+        for (const message of defaultProblems(variant.inputSchema, compile)) {
+          problems.push({
+            source: model.source,
+            message: `${model.key}: ${model.path}.variants.${capability}.inputSchema.${message}`,
+          });
+        }
       } catch (error) {
         problems.push({
           source: model.source,
@@ -37,6 +43,30 @@ export function compileInputSchemas(merged: MergedCatalog): {
     }
   }
   return { validators, problems };
+}
+
+/**
+ * A field's `default` must be a value the field accepts: it is what a job that leaves the
+ * field out runs with (and is priced at), so one outside the field's own schema makes the
+ * job nobody chose fail, blaming its client for a field it never sent.
+ */
+function defaultProblems(schema: InputSchema, compile: (schema: InputSchema) => ValidateFunction): string[] {
+  const problems: string[] = [];
+  for (const [field, property] of Object.entries(schema.properties)) {
+    if (property.default === undefined) continue;
+    // Without its own default: ajv refuses one at a schema's root (it would never apply).
+    const { default: value, ...rest } = property;
+    const validate = compile(rest as unknown as InputSchema);
+    if (validate(structuredClone(value))) continue;
+    const why = (validate.errors ?? []).map(
+      (e) =>
+        `${e.message}${e.params && 'allowedValues' in e.params ? `: ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` : ''}`,
+    );
+    problems.push(
+      `properties.${field}.default: ${JSON.stringify(property.default)} is not a value the field accepts (${why.join('; ') || 'refused'})`,
+    );
+  }
+  return problems;
 }
 
 /**

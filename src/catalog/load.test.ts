@@ -13,7 +13,11 @@ function errorsOf(...sources: CatalogSource[]): CatalogProblem[] {
 }
 
 function withVariant(variant: Record<string, unknown>) {
-  return source('cm', { ...base, models: [aModel().withVariant('text-to-image', variant).build()] });
+  return source('cm', withVariantDoc(variant));
+}
+
+function withVariantDoc(variant: Record<string, unknown>) {
+  return { ...base, models: [aModel().withVariant('text-to-image', variant).build()] };
 }
 
 describe('buildCatalog: the document schema', () => {
@@ -277,6 +281,66 @@ describe('buildCatalog: checks across documents', () => {
         ],
       },
       /unknown format "urll"/,
+    ],
+    [
+      'a default outside its enum (the job nobody chose would be refused), said once, not as a missing factor',
+      {
+        ...base,
+        models: [
+          aModel()
+            .withVariant(
+              'text-to-image',
+              aVariant({
+                inputSchema: {
+                  type: 'object',
+                  properties: {
+                    prompt: { type: 'string' },
+                    resolution: { type: 'string', enum: ['1k', '2k'], default: '8k' },
+                  },
+                },
+                pricing: {
+                  baseCredits: 1,
+                  unit: 'per_generation',
+                  multipliers: { resolution: { '1k': 1, '2k': 2 } },
+                },
+              }),
+            )
+            .build(),
+        ],
+      },
+      /^[^\n]*inputSchema\.properties\.resolution\.default: "8k" is not a value the field accepts \(must be equal to one of the allowed values: "1k", "2k"\)$/,
+    ],
+    [
+      'a $ref on an input field (pricing and defaults would not see behind it)',
+      {
+        ...base,
+        models: [
+          aModel()
+            .withVariant(
+              'text-to-image',
+              aVariant({
+                inputSchema: {
+                  type: 'object',
+                  definitions: { res: { type: 'string', enum: ['1k', '4k'], default: '4k' } },
+                  properties: { prompt: { type: 'string' }, resolution: { $ref: '#/definitions/res' } },
+                },
+                pricing: { baseCredits: 1, unit: 'per_generation' },
+              }),
+            )
+            .build(),
+        ],
+      },
+      /inputSchema\.properties\.resolution\.\$ref: is not supported on an input field: write the field out/,
+    ],
+    [
+      'a builtin runtime for a capability it cannot run',
+      { ...base, models: [aModel().withVariant('image-to-video', aVariant()).build()] },
+      /variants\.image-to-video\.runtime: the builtin runtime runs text-to-image, edit-image, text-to-video, not "image-to-video": give this variant an http runtime/,
+    ],
+    [
+      'typicalSeconds over the default timeout, naming it',
+      withVariantDoc(aVariant({ runtime: { type: 'builtin', maxConcurrency: 1, typicalSeconds: 700 } })),
+      /typicalSeconds: must not exceed timeoutSeconds \(600, the default\)/,
     ],
   ])('%s is refused', (_name, doc, message) => {
     expect(

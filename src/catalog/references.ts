@@ -7,6 +7,7 @@
  * edit-image), and so is a group no variant uses yet (the default catalog ships
  * image-to-video with no model).
  */
+import { BUILTIN_CAPABILITIES, isBuiltinCapability } from './builtin.ts';
 import type { MergedCatalog } from './merge.ts';
 import type { CatalogProblem } from './parse.ts';
 import type { InputSchema, Pricing } from './schema.ts';
@@ -24,6 +25,12 @@ export function checkReferences(merged: MergedCatalog): CatalogProblem[] {
     if (!categories.has(category))
       report('.category', `category "${category}" is not declared in any catalog ConfigMap`);
     for (const [capability, variant] of Object.entries(variants)) {
+      // Listed, priced and charged, then every job would fail at its worker.
+      if (variant.runtime.type === 'builtin' && !isBuiltinCapability(capability))
+        report(
+          `.variants.${capability}.runtime`,
+          `the builtin runtime runs ${BUILTIN_CAPABILITIES.join(', ')}, not "${capability}": give this variant an http runtime`,
+        );
       for (const message of pricingProblems(variant.pricing, variant.inputSchema)) {
         report(`.variants.${capability}.pricing`, message);
       }
@@ -55,7 +62,12 @@ export function pricingProblems(pricing: Pricing, schema: InputSchema): string[]
     }
     const admitted = [...(property.enum ?? [])];
     if (property.type === 'boolean' && !property.enum) admitted.push(true, false);
-    if (property.default !== undefined) admitted.push(property.default);
+    // A default outside its enum is refused on its own (compile.ts): it admits nothing.
+    if (
+      property.default !== undefined &&
+      (!property.enum || property.enum.some((v) => v === property.default))
+    )
+      admitted.push(property.default);
     const missing = [...new Set(admitted.map(String))].filter((value) => !Object.hasOwn(table, value));
     if (missing.length > 0) {
       problems.push(

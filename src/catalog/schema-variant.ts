@@ -24,10 +24,18 @@ export function strict<T extends z.core.$ZodLooseShape>(shape: T) {
 const INPUT_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'] as const;
 
 /** One top-level property of an input schema; other JSON Schema keywords pass through to ajv. */
-const inputPropertySchema = z.looseObject({
-  type: z.union([z.enum(INPUT_TYPES), z.array(z.enum(INPUT_TYPES)).min(1)]).optional(),
-  enum: z.array(z.unknown()).min(1).optional(),
-});
+const inputPropertySchema = z
+  .looseObject({
+    type: z.union([z.enum(INPUT_TYPES), z.array(z.enum(INPUT_TYPES)).min(1)]).optional(),
+    enum: z.array(z.unknown()).min(1).optional(),
+  })
+  // Pricing, defaults and the accepted second shapes read each field's schema as written:
+  // behind a $ref they would not see its enum or default.
+  .refine((p) => !Object.hasOwn(p, '$ref'), {
+    path: ['$ref'],
+    message:
+      'is not supported on an input field: write the field out (pricing and defaults read it as written)',
+  });
 
 /**
  * The JSON Schema (draft-07) of a variant's job `input`. It must describe an object with
@@ -152,7 +160,11 @@ export const runtimeSchema = z
   )
   .superRefine((r, ctx) => {
     if (r.typicalSeconds > r.timeoutSeconds) {
-      ctx.addIssue({ code: 'custom', path: ['typicalSeconds'], message: 'must not exceed timeoutSeconds' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['typicalSeconds'],
+        message: `must not exceed timeoutSeconds (${r.timeoutSeconds}${r.timeoutSeconds === 600 ? ', the default' : ''})`,
+      });
     }
   });
 

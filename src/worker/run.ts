@@ -1,7 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { isBuiltinCapability } from '../catalog/builtin.ts';
 import { assertNever } from '../errors.ts';
 import type { OutputItem } from '../k8s/types.ts';
-import { isBuiltinCapability, runBuiltin } from './builtin/runtime.ts';
+import { runBuiltin } from './builtin/runtime.ts';
 import type { RunContext } from './context.ts';
 import { describeError, WorkerError } from './errors.ts';
 import { runHttp } from './http-runtime.ts';

@@ -1,17 +1,10 @@
+import type { BuiltinCapability } from '../../catalog/builtin.ts';
 import { assertNever } from '../../errors.ts';
 import type { OutputItem } from '../../k8s/types.ts';
 import type { RunContext } from '../context.ts';
 import { editImage } from './edit-image.ts';
 import { textToImage } from './text-to-image.ts';
 import { textToVideo } from './text-to-video.ts';
-
-/** The capabilities the builtin reference generator can run. */
-export const BUILTIN_CAPABILITIES = ['text-to-image', 'edit-image', 'text-to-video'] as const;
-export type BuiltinCapability = (typeof BUILTIN_CAPABILITIES)[number];
-
-export function isBuiltinCapability(value: string): value is BuiltinCapability {
-  return (BUILTIN_CAPABILITIES as readonly string[]).includes(value);
-}
 
 /** Runs one job of `capability` with the builtin generator. */
 export function runBuiltin(capability: BuiltinCapability, ctx: RunContext): Promise<OutputItem[]> {
