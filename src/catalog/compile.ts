@@ -19,6 +19,7 @@ export function compileInputSchemas(merged: MergedCatalog): {
   const compile = createInputCompiler();
   // Catalogs repeat one schema across many models; ajv caches by object identity, not content.
   const byText = new Map<string, ValidateFunction>();
+  const defaultsByText = new Map<string, string[]>();
   const validators = new Map<VariantSpec, ValidateFunction>();
   const problems: CatalogProblem[] = [];
   for (const model of merged.models) {
@@ -28,7 +29,9 @@ export function compileInputSchemas(merged: MergedCatalog): {
         const validate = byText.get(text) ?? compile(variant.inputSchema);
         byText.set(text, validate);
         validators.set(variant, validate);
-        for (const message of defaultProblems(variant.inputSchema, compile)) {
+        const defaults = defaultsByText.get(text) ?? defaultProblems(variant.inputSchema, compile);
+        defaultsByText.set(text, defaults);
+        for (const message of defaults) {
           problems.push({
             source: model.source,
             message: `${model.key}: ${model.path}.variants.${capability}.inputSchema.${message}`,
