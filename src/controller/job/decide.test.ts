@@ -367,6 +367,21 @@ describe('decide', () => {
     expect(last.status).toMatchObject({ phase: 'failed', error: { code: 'INFRASTRUCTURE_LOST' } });
   });
 
+  it('fails, refunded, a retry whose Pod could not be made for the Pod start time (a quota refuses it), rather than hold it processing', () => {
+    const evicted = pod({ phase: 'Failed', reason: 'Evicted', message: 'node pressure' });
+    const first = run(aJob().processing().build(), { pod: evicted });
+    const waiting = { ...aJob().processing().build(), status: first.status };
+    // Due at T0 + 11 s: until then + the Pod start time it still tries to make the Pod.
+    expect(kinds(run(waiting, { now: T0 + 11_001 + settings.podStartTimeoutMs - 1 }))).toEqual(['createPod']);
+    const gaveUp = run(waiting, { now: T0 + 11_001 + settings.podStartTimeoutMs });
+    expect(gaveUp.status).toMatchObject({ phase: 'failed', error: { code: 'POD_START_TIMEOUT' } });
+    expect(gaveUp.status?.error?.message).toBe(
+      'the worker Pod of attempt 2 could not be started within 60 s',
+    );
+    expect(kinds(gaveUp)).toContain('settle:refund');
+    expect(kinds(gaveUp)).not.toContain('createPod');
+  });
+
   it("names a retry's Pod in Started once it runs, not the lost attempt's", () => {
     const retried = aJob()
       .processing()

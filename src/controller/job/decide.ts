@@ -256,6 +256,14 @@ export function decide(input: DecideInput): Decision {
       const due =
         Date.parse(retrying.lastTransitionTime) + settings.retryBaseMs * 2 ** Math.max(0, attempts - 1);
       if (now < due) return { actions, requeueAfterMs: due - now };
+      // Its Pod could not be made since (the apiserver refused it: a quota, a LimitRange):
+      // as long as a Pod may wait to start, then the job ends, refunded, rather than hold
+      // its money with no way to cancel it.
+      if (now > due + settings.podStartTimeoutMs)
+        return finish('failed', {
+          code: 'POD_START_TIMEOUT',
+          message: `the worker Pod of attempt ${attempts + 1} could not be started within ${Math.round(settings.podStartTimeoutMs / 1000)} s`,
+        });
       return startAttempt(attempts + 1, 'Retried', `attempt ${attempts + 1} of ${settings.maxAttempts}`);
     }
     return lost('the worker Pod disappeared');

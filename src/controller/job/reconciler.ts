@@ -2,7 +2,7 @@ import { jobPrefix } from '../../blob/keys.ts';
 import type { BlobStore } from '../../blob/store.ts';
 import type { Catalog, Runtime } from '../../catalog/index.ts';
 import type { Kube } from '../../k8s/client.ts';
-import { isAlreadyExists, isConflict } from '../../k8s/errors.ts';
+import { apiMessage, isAlreadyExists, isConflict, statusCode } from '../../k8s/errors.ts';
 import type { EventRecorder } from '../../k8s/events.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import { createPod, deletePod, type Pod, timeOf } from '../../k8s/pods.ts';
@@ -105,6 +105,8 @@ export class JobReconciler {
   private readonly seenPods = new Map<string, Set<string>>();
   /** Unfinished jobs made before this process started, looked for in the job history once each. */
   private readonly historyAsked = new Set<string>();
+  /** The reason last said of each job whose worker Pod the apiserver refused ({@link sayRefused}). */
+  private readonly refusedSaid = new Map<string, string>();
   private historyDownSaid = false;
   private readonly startedAt: number;
 
@@ -132,6 +134,7 @@ export class JobReconciler {
     if (!job || isTerminal(job.status?.phase)) {
       this.seenPods.delete(jobId);
       this.historyAsked.delete(jobId);
+      this.refusedSaid.delete(jobId);
     }
     if (!job) {
       this.awaitingReservation.delete(jobId);
@@ -294,10 +297,31 @@ export class JobReconciler {
     } catch (err) {
       if (!isAlreadyExists(err)) {
         d.admission.unmark(job);
+        this.sayRefused(jobId, job, err);
         throw err;
       }
     }
+    this.refusedSaid.delete(jobId);
     if (!d.podCache.get(pod.metadata?.name ?? '')) this.createdPods.set(pod.metadata?.name ?? '', now);
+  }
+
+  /**
+   * A worker Pod the apiserver refused (a ResourceQuota, a LimitRange, Pod Security, an
+   * admission webhook): a Warning Event on the job with the apiserver's reason, so `kubectl
+   * describe gj` says why it waits; once per job and reason, not at every retry of the key.
+   */
+  private sayRefused(jobId: string, job: GenerationJob, err: unknown): void {
+    const code = statusCode(err);
+    if (code !== 403 && code !== 422) return;
+    const message = `the apiserver refused its worker Pod (${code}): ${apiMessage(err)}; the job waits and tries again (pending: until GENJOBS_QUEUE_TIMEOUT; a retry: for GENJOBS_POD_START_TIMEOUT, then it fails, refunded)`;
+    if (this.refusedSaid.get(jobId) === message) return;
+    this.refusedSaid.set(jobId, message);
+    void this.d.events.record(
+      { apiVersion: API_VERSION, kind: 'GenerationJob', name: jobId, uid: job.metadata.uid },
+      'Warning',
+      'PodRefused',
+      message,
+    );
   }
 
   /**
