@@ -284,52 +284,36 @@ describe('buildCatalog: checks across documents', () => {
     ],
     [
       'a default outside its enum (the job nobody chose would be refused), said once, not as a missing factor',
-      {
-        ...base,
-        models: [
-          aModel()
-            .withVariant(
-              'text-to-image',
-              aVariant({
-                inputSchema: {
-                  type: 'object',
-                  properties: {
-                    prompt: { type: 'string' },
-                    resolution: { type: 'string', enum: ['1k', '2k'], default: '8k' },
-                  },
-                },
-                pricing: {
-                  baseCredits: 1,
-                  unit: 'per_generation',
-                  multipliers: { resolution: { '1k': 1, '2k': 2 } },
-                },
-              }),
-            )
-            .build(),
-        ],
-      },
+      withVariantDoc(
+        aVariant({
+          inputSchema: {
+            type: 'object',
+            properties: {
+              prompt: { type: 'string' },
+              resolution: { type: 'string', enum: ['1k', '2k'], default: '8k' },
+            },
+          },
+          pricing: {
+            baseCredits: 1,
+            unit: 'per_generation',
+            multipliers: { resolution: { '1k': 1, '2k': 2 } },
+          },
+        }),
+      ),
       /^[^\n]*inputSchema\.properties\.resolution\.default: "8k" is not a value the field accepts \(must be equal to one of the allowed values: "1k", "2k"\)$/,
     ],
     [
       'a $ref on an input field (pricing and defaults would not see behind it)',
-      {
-        ...base,
-        models: [
-          aModel()
-            .withVariant(
-              'text-to-image',
-              aVariant({
-                inputSchema: {
-                  type: 'object',
-                  definitions: { res: { type: 'string', enum: ['1k', '4k'], default: '4k' } },
-                  properties: { prompt: { type: 'string' }, resolution: { $ref: '#/definitions/res' } },
-                },
-                pricing: { baseCredits: 1, unit: 'per_generation' },
-              }),
-            )
-            .build(),
-        ],
-      },
+      withVariantDoc(
+        aVariant({
+          inputSchema: {
+            type: 'object',
+            definitions: { res: { type: 'string', enum: ['1k', '4k'], default: '4k' } },
+            properties: { prompt: { type: 'string' }, resolution: { $ref: '#/definitions/res' } },
+          },
+          pricing: { baseCredits: 1, unit: 'per_generation' },
+        }),
+      ),
       /inputSchema\.properties\.resolution\.\$ref: is not supported on an input field: write the field out/,
     ],
     [
