@@ -185,4 +185,21 @@ describe('a frozen kube-apiserver', () => {
     expect(account.status?.balanceMicroCents).toBe(10_000_000 - 134_000);
     expect(imbalance(account.status)).toBe(0);
   });
+
+  it('a create without a key that had no answer in time is a 503 not to send again as it is', async () => {
+    // The first submit writes a credit lease with room for a few more; the next draws from it
+    // in this process, so its create is sent to the apiserver, which then does not answer.
+    expect((await submit()).status).toBe(200);
+    freeze();
+    try {
+      const res = await submit();
+      const body = (await res.json()) as { code: string; retryable: boolean; detail: string };
+      // Its create may still land: a client that repeats what is retryable would make a second job.
+      expect([res.status, body.code, body.retryable]).toEqual([503, 'UNAVAILABLE', false]);
+      expect(body.detail).toMatch(/list your jobs before submitting it again/);
+    } finally {
+      thaw();
+    }
+    await eventually(async () => (await status(api.url)) === 200, 20_000, 'api /readyz 200 again');
+  });
 });

@@ -254,6 +254,9 @@ export class JobService {
           {
             cause: err,
             retryAfterSeconds: err instanceof ApiserverUnavailable ? err.retryAfterSeconds : 1,
+            // Without a key, sending it again may make a second job: a client that retries
+            // what is retryable must not (it lists the jobs first, as the message says).
+            ...(cmd.idempotencyKey === undefined ? { retryable: false } : {}),
           },
         );
       }
