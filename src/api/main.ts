@@ -217,17 +217,18 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
         ? EMPTY_CATALOG_MESSAGE
         : kube.health.unreachable();
 
+  const basePath = publicBasePath(config.GENJOBS_PUBLIC_URL);
   const app = createApp({
     log,
     metrics,
-    basePath: publicBasePath(config.GENJOBS_PUBLIC_URL),
+    basePath,
     notReady,
     rawRouters: [['/files', blob.router]],
     routers: [
       catalogRoutes(catalog, auth),
       jobRoutes(service, auth),
       eventRoutes(service, hub, auth),
-      docsRoutes(publicBasePath(config.GENJOBS_PUBLIC_URL)),
+      docsRoutes(basePath),
       uploadRoutes(uploadService, auth),
       accountRoutes(auth, config.GENJOBS_PLANS),
     ],

@@ -242,12 +242,11 @@ export function registerUserCommands(program: Command): void {
           throw new UsageError('--idempotency-key is empty: give a key, or leave it out for a random one');
         const c = client();
         if (o.download) await prepareDownloadDir(o.download);
-        const idempotencyKey = o.idempotencyKey ?? crypto.randomUUID();
-        const submitted = await c.jobs.submit({ model, input }, { idempotencyKey }).catch((err: unknown) => {
-          // The error says, with a word on what to do, whether a job may have been made.
-          if (err instanceof GenjobsError) err.idempotencyKey = idempotencyKey;
-          throw err;
-        });
+        // An error carries the key, which failed() names when a job may have been made.
+        const submitted = await c.jobs.submit(
+          { model, input },
+          { idempotencyKey: o.idempotencyKey ?? crypto.randomUUID() },
+        );
         if (!o.wait && !o.download) {
           // The id alone on stdout, for `id=$(genjobs run …)`; what it is doing goes to stderr.
           if (o.output !== 'json') {

@@ -30,7 +30,8 @@ export class GenjobsError extends Error {
   /** How many times the request was sent, retries included. */
   readonly attempts: number;
   /**
-   * From `jobs.run`: the job, once submitted, and the Idempotency-Key it was submitted with,
+   * From `jobs.run`: the job, once submitted, and the Idempotency-Key it was submitted with
+   * (also from `jobs.submit` given one),
    * so a caller that gives up waiting can follow the job (`jobs.wait(jobId)`) or submit again
    * with the same key (`run(…, { idempotencyKey })`) without a second job or charge.
    */

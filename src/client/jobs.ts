@@ -61,20 +61,28 @@ export class Jobs {
     this.http = http;
   }
 
-  /** POST /v1/jobs/submit. With an idempotency key, a retried submit answers the same job. */
+  /**
+   * POST /v1/jobs/submit. With an idempotency key, a retried submit answers the same job, and
+   * an error carries the key (`idempotencyKey`), to submit again with it later.
+   */
   async submit(req: SubmitRequest, o: CallOptions & { idempotencyKey?: string } = {}): Promise<SubmitResult> {
     const key = o.idempotencyKey;
     // A blank key would be sent as none, and its retries could make a second job.
     if (key?.trim() === '') throw new TypeError('genjobs client: an idempotencyKey cannot be blank');
-    return this.http.json({
-      method: 'POST',
-      path: '/v1/jobs/submit',
-      credential: 'bearer',
-      body: req,
-      headers: key ? { 'idempotency-key': key } : {},
-      idempotent: key !== undefined,
-      signal: o.signal,
-    });
+    return this.http
+      .json<SubmitResult>({
+        method: 'POST',
+        path: '/v1/jobs/submit',
+        credential: 'bearer',
+        body: req,
+        headers: key ? { 'idempotency-key': key } : {},
+        idempotent: key !== undefined,
+        signal: o.signal,
+      })
+      .catch((err: unknown) => {
+        if (err instanceof GenjobsError && key !== undefined) err.idempotencyKey = key;
+        throw err;
+      });
   }
 
   estimate(req: EstimateRequest, o: CallOptions = {}): Promise<Estimate> {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.ts';
 import type { Kube } from './client.ts';
+import { API_VERSION, type GenerationJob } from './types.ts';
 
 export interface EventSubject {
   apiVersion: string;
@@ -11,6 +12,16 @@ export interface EventSubject {
 }
 
 export type EventType = 'Normal' | 'Warning';
+
+/** A GenerationJob as the subject of its Events (`kubectl describe gj` shows them). */
+export function jobSubject(job: GenerationJob): EventSubject {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'GenerationJob',
+    name: job.metadata.name ?? '',
+    uid: job.metadata.uid,
+  };
+}
 
 /**
  * Records Kubernetes Events (core/v1), which `kubectl describe` shows under the object.

@@ -1,10 +1,10 @@
 import type { WebhookSecrets } from '../../accounts/webhook-secret.ts';
 import { eraseMode } from '../../jobs/labels.ts';
 import { isConflict, isNotFound } from '../../k8s/errors.ts';
-import type { EventRecorder } from '../../k8s/events.ts';
+import { type EventRecorder, jobSubject } from '../../k8s/events.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
-import { type Account, API_VERSION, type GenerationJob } from '../../k8s/types.ts';
+import type { Account, GenerationJob } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
@@ -158,7 +158,7 @@ export class WebhookReconciler {
     }
 
     const log = { jobId, webhookId: next.id, attempts: next.attempts, result: next.lastResult };
-    const subject = { apiVersion: API_VERSION, kind: 'GenerationJob', name: jobId, uid: job.metadata.uid };
+    const subject = jobSubject(job);
     const host = URL.canParse(url) ? new URL(url).host : 'the webhook target';
     if (next.state === 'delivered') {
       d.log.info(log, 'webhook delivered');
