@@ -11,7 +11,7 @@ afterAll(async () => {
   await s?.stop();
 });
 
-it('a worker Pod the apiserver refuses (a ResourceQuota) is said once on the job, which runs once the quota goes', async () => {
+it('a worker Pod the apiserver refuses (a ResourceQuota) is said once on the job, which shows no estimate meanwhile and runs once the quota goes', async () => {
   // No quota controller runs here: its usage is written by hand, as it reports a full quota.
   await s.kube.core.createNamespacedResourceQuota({
     namespace: s.kube.namespace,
@@ -25,13 +25,15 @@ it('a worker Pod the apiserver refuses (a ResourceQuota) is said once on the job
     },
     MERGE_PATCH,
   );
-  const key = await s.account({ name: 'acme' });
-  const res = await s.call('/v1/jobs/submit', {
-    method: 'POST',
-    key,
-    json: { model: 'genjobs/reference-image/text-to-image', input: { prompt: 'under a quota' } },
-  });
-  const { jobId } = (await res.json()) as { jobId: string };
+  // The free plan allows two unfinished jobs: the second submit makes the limit's 429.
+  const key = await s.account({ name: 'acme', plan: 'free' });
+  const submit = (prompt: string) =>
+    s.call('/v1/jobs/submit', {
+      method: 'POST',
+      key,
+      json: { model: 'genjobs/reference-image/text-to-image', input: { prompt } },
+    });
+  const { jobId } = (await (await submit('under a quota')).json()) as { jobId: string };
   const refusals = async () =>
     (
       await s.kube.core.listNamespacedEvent({
@@ -50,12 +52,43 @@ it('a worker Pod the apiserver refuses (a ResourceQuota) is said once on the job
   const again = await refusals();
   expect(again).toHaveLength(1);
   expect(again[0]?.count ?? 1).toBe(1);
-  expect((await s.r.jobs.get(jobId))?.status?.phase ?? 'pending').toBe('pending');
+  const waiting = await s.r.jobs.get(jobId);
+  expect(waiting?.status?.phase ?? 'pending').toBe('pending');
+  expect(waiting?.status?.conditions?.find((c) => c.type === 'PodRefused')).toMatchObject({
+    status: 'True',
+    reason: 'Forbidden',
+  });
+  // Its record keeps a place in the queue but no estimate: when the cluster makes room is not known.
+  const record = await eventually(async () => {
+    const r = (await (await s.call(`/v1/jobs/${jobId}`, { key })).json()) as Record<string, unknown>;
+    return !('estimatedCompletionTime' in r) && r;
+  }, 10_000);
+  expect(record).toMatchObject({ status: 'pending', queuePosition: 0 });
+  // The plan's limit, reached while nothing can start, does not say "try again in 1 s".
+  const second = (await (await submit('the second')).json()) as { jobId: string };
+  await eventually(async () => {
+    const job = await s.r.jobs.get(second.jobId);
+    return job?.status?.conditions?.some((c) => c.type === 'PodRefused' && c.status === 'True');
+  }, 20_000);
+  await eventually(async () => {
+    const r = (await (await s.call(`/v1/jobs/${second.jobId}`, { key })).json()) as Record<string, unknown>;
+    return !('estimatedCompletionTime' in r);
+  }, 10_000);
+  const busy = await submit('one too many');
+  expect(busy.status).toBe(429);
+  expect(Number(busy.headers.get('retry-after'))).toBe(60);
 
   await s.kube.core.deleteNamespacedResourceQuota({ name: 'worker-pods', namespace: s.kube.namespace });
-  await eventually(
-    async () => (await s.r.jobs.get(jobId))?.status?.phase === 'completed',
+  const done = await eventually(
+    async () => {
+      const job = await s.r.jobs.get(jobId);
+      return job?.status?.phase === 'completed' && job;
+    },
     120_000,
     'the job run',
   );
+  expect(done.status?.conditions?.find((c) => c.type === 'PodRefused')).toMatchObject({
+    status: 'False',
+    reason: 'PodCreated',
+  });
 });

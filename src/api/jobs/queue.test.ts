@@ -234,6 +234,39 @@ describe('QueueView', () => {
     expect(eta(aJob('next', 1))).toBeGreaterThan(now + 240_000);
   });
 
+  it('a job whose worker Pod the cluster refuses keeps its place but has no estimate, takes no slot, and gets one back once a Pod is made', () => {
+    const cache = fakeCache();
+    const now = T0 + 10_000;
+    const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => now });
+    const refused = (status: 'True' | 'False') => ({
+      conditions: [{ type: 'PodRefused', status, reason: 'Forbidden', lastTransitionTime: '' }],
+    });
+    const retry = aJob('retry', 0, {
+      phase: 'processing',
+      attempts: 1,
+      startedAt: new Date(T0).toISOString(),
+      ...refused('True'),
+    });
+    const first = aJob('first', 1, refused('True'));
+    const second = aJob('second', 2);
+    for (const j of [retry, first, second]) cache.set(j);
+    const fields = (job: GenerationJob) => {
+      const r = q.record(job);
+      return [r.queuePosition, r.estimatedCompletionTime && Date.parse(r.estimatedCompletionTime)];
+    };
+    expect(fields(retry)).toEqual([undefined, undefined]);
+    // The refused retry still holds its slot until it was due to end; the refused first job
+    // takes none, so the second starts after the retry's expected end.
+    expect(fields(first)).toEqual([0, undefined]);
+    expect(fields(second)).toEqual([1, T0 + 480_000]);
+    // The concurrency limit's Retry-After: no estimate, so not "1 s" while nothing can start.
+    expect(q.firstFinishIn([retry, first])).toBe(60);
+    const made = aJob('first', 1, refused('False'));
+    cache.set(made);
+    expect(fields(made)).toEqual([0, T0 + 480_000]);
+    expect(fields(second)).toEqual([1, T0 + 720_000]);
+  });
+
   it('a job not yet in the cache queues behind every waiting one', () => {
     const cache = fakeCache();
     const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => T0 });

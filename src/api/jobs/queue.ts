@@ -1,4 +1,5 @@
 import type { Catalog, Variant } from '../../catalog/index.ts';
+import { podRefused } from '../../jobs/conditions.ts';
 import { RunTimes, remainingSeconds, Slots, type Work } from '../../jobs/eta.ts';
 import { FairQueue, type QueuedFor, queuedOf } from '../../jobs/order.ts';
 import { type JobRecord, jobRecord, phaseOf } from '../../jobs/record.ts';
@@ -19,12 +20,14 @@ const UNKNOWN_TYPICAL_SECONDS = 60;
 /** A pending job in its variant's queue, ordered as the controller admits (accounts take turns). */
 interface Waiting extends QueuedFor {
   work: Work;
+  /** Its worker Pod was refused (see podRefused): it keeps its place, takes no slot in the play. */
+  blocked: boolean;
 }
 
 /** Where a job stands in the view: its variant, and whether it waits or holds a slot. */
 type Place =
   | { model: string; kind: 'waiting'; entry: Waiting }
-  | { model: string; kind: 'running'; started: number; work: Work };
+  | { model: string; kind: 'running'; started: number; work: Work; blocked: boolean };
 
 /** The completion estimates of one variant's jobs, played forward from when they were made. */
 interface Snapshot {
@@ -151,10 +154,11 @@ export class QueueView {
     if (isTerminal(phase)) return undefined;
     const model = job.spec.model;
     const work = workOf(job, this.variant(model));
+    const blocked = podRefused(job);
     if (phase === 'processing' || (job.status?.attempts ?? 0) > 0) {
-      return { model, kind: 'running', started: Date.parse(job.status?.startedAt ?? ''), work };
+      return { model, kind: 'running', started: Date.parse(job.status?.startedAt ?? ''), work, blocked };
     }
-    return { model, kind: 'waiting', entry: { ...queuedOf(job), account: job.spec.account, work } };
+    return { model, kind: 'waiting', entry: { ...queuedOf(job), account: job.spec.account, work, blocked } };
   }
 
   /**
@@ -170,7 +174,7 @@ export class QueueView {
   private enter(q: VariantQueue, model: string, entry: Waiting): boolean {
     q.waiting.put(entry);
     if (q.waiting.overtakes(entry)) q.snapshot = undefined;
-    else if (q.snapshot && !q.snapshot.paused) {
+    else if (q.snapshot && !q.snapshot.paused && !entry.blocked) {
       const run = this.runSecondsOf(model, this.variant(model), entry.work) * 1000;
       q.snapshot.eta.set(entry.name, q.snapshot.slots.take(run, this.now()) + run);
     }
@@ -239,6 +243,7 @@ export class QueueView {
     // Not made for a paused variant: its queue changes with every submit and nothing starts,
     // so its positions stay a search per account rather than an O(n) order per submit.
     for (const w of paused ? [] : q.waiting.order()) {
+      if (w.blocked) continue;
       const ms = run(w.work);
       eta.set(w.name, slots.take(ms, now) + ms);
     }
@@ -257,9 +262,11 @@ export class QueueView {
     const snap = this.snapshot(model, q);
     const place = this.places.get(name);
     const eta = snap.eta.get(name);
+    // A job whose worker Pod the cluster refuses has no estimate: when it makes room is not known.
+    if (place?.kind === 'running' && place.blocked) return {};
     if (place?.kind === 'running' && eta !== undefined)
       return { estimatedCompletionTime: new Date(eta).toISOString() };
-    if (place?.kind === 'waiting' && (eta !== undefined || snap.paused)) {
+    if (place?.kind === 'waiting' && (eta !== undefined || snap.paused || place.entry.blocked)) {
       return {
         queuePosition: q.waiting.position(place.entry),
         ...(eta !== undefined ? { estimatedCompletionTime: new Date(eta).toISOString() } : {}),
@@ -269,9 +276,14 @@ export class QueueView {
     // free slot of the play, as if it were the last one, unless it overtakes another
     // account's backlog: then the play is made with it in its place (see enter()).
     const variant = this.variant(model);
-    const entry: Waiting = { ...queuedOf(job), account: job.spec.account, work: workOf(job, variant) };
+    const entry: Waiting = {
+      ...queuedOf(job),
+      account: job.spec.account,
+      work: workOf(job, variant),
+      blocked: podRefused(job),
+    };
     const queuePosition = q.waiting.position(entry);
-    if (snap.paused) return { queuePosition };
+    if (snap.paused || entry.blocked) return { queuePosition };
     if (q.waiting.overtakes(entry)) {
       q.waiting.put(entry);
       q.snapshot = undefined;
@@ -350,8 +362,12 @@ function closedFields(variant: Variant): ReadonlyArray<readonly [string, unknown
 
 function samePlace(a: Place | undefined, b: Place | undefined): boolean {
   if (!a || !b) return a === b;
-  if (a.kind === 'waiting' && b.kind === 'waiting') return a.entry.created === b.entry.created;
+  if (a.kind === 'waiting' && b.kind === 'waiting')
+    return a.entry.created === b.entry.created && a.entry.blocked === b.entry.blocked;
   if (a.kind === 'running' && b.kind === 'running')
-    return a.started === b.started || (Number.isNaN(a.started) && Number.isNaN(b.started));
+    return (
+      a.blocked === b.blocked &&
+      (a.started === b.started || (Number.isNaN(a.started) && Number.isNaN(b.started)))
+    );
   return false;
 }

@@ -382,6 +382,29 @@ describe('decide', () => {
     expect(kinds(gaveUp)).not.toContain('createPod');
   });
 
+  it('says a refusal is over with a write as soon as a Pod of the job exists, even one waiting for a node', () => {
+    const refused = aJob()
+      .status({
+        conditions: [
+          {
+            type: 'PodRefused',
+            status: 'True',
+            reason: 'Forbidden',
+            lastTransitionTime: new Date(T0).toISOString(),
+          },
+        ],
+      })
+      .build();
+    const d = run(refused, { pod: pod({ phase: 'Pending' }) });
+    expect(d.status?.conditions?.find((c) => c.type === 'PodRefused')).toMatchObject({
+      status: 'False',
+      reason: 'PodCreated',
+    });
+    expect(d.status?.phase ?? 'pending').toBe('pending');
+    // Without a refusal to clear, a first Pod waiting for a node costs no write.
+    expect(run(aJob().build(), { pod: pod({ phase: 'Pending' }) }).status).toBeUndefined();
+  });
+
   it("names a retry's Pod in Started once it runs, not the lost attempt's", () => {
     const retried = aJob()
       .processing()

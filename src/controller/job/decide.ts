@@ -1,3 +1,4 @@
+import { POD_REFUSED, podRefused } from '../../jobs/conditions.ts';
 import { IDEMPOTENCY_WINDOW_MS } from '../../jobs/idempotency.ts';
 import { phaseOf } from '../../jobs/record.ts';
 import type { GenerationJob, GenerationJobStatus, JobError, JobPhase } from '../../k8s/types.ts';
@@ -269,6 +270,10 @@ export function decide(input: DecideInput): Decision {
     return lost('the worker Pod disappeared');
   }
 
+  // A Pod of the job exists: the cluster took it, so a refusal no longer holds the job (said
+  // at once, so the api estimates it again, even while the first Pod waits for a node).
+  const refusalOver = podRefused(job);
+  if (refusalOver) cond(POD_REFUSED, 'False', 'PodCreated', `worker Pod ${pod.name} was created`);
   if (attempts === 0) {
     // The first attempt's Pod is its own record (its name is deterministic): the status
     // names it with the next change worth a write, not in a write of its own.
@@ -290,7 +295,7 @@ export function decide(input: DecideInput): Decision {
         });
       }
       const requeueAfterMs = settings.podStartTimeoutMs - waited + 1;
-      if (attempts === 0) return { actions, requeueAfterMs };
+      if (attempts === 0 && !refusalOver) return { actions, requeueAfterMs };
       return { ...result(job, s, actions), requeueAfterMs };
     }
     case 'Running': {

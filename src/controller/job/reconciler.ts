@@ -1,6 +1,7 @@
 import { jobPrefix } from '../../blob/keys.ts';
 import type { BlobStore } from '../../blob/store.ts';
 import type { Catalog, Runtime } from '../../catalog/index.ts';
+import { POD_REFUSED } from '../../jobs/conditions.ts';
 import type { Kube } from '../../k8s/client.ts';
 import { apiMessage, isAlreadyExists, isConflict, statusCode } from '../../k8s/errors.ts';
 import { type EventRecorder, jobSubject } from '../../k8s/events.ts';
@@ -14,7 +15,7 @@ import type { Money } from '../../ledger/money.ts';
 import type { Holding } from '../../ledger/ops.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
-import { mergePatch } from '../conditions.ts';
+import { mergePatch, setCondition } from '../conditions.ts';
 import type { Admission } from './admission.ts';
 import type { ModelCredentials } from './credentials.ts';
 import { type Action, type DecideSettings, decide, type PodView, podName } from './decide.ts';
@@ -289,7 +290,7 @@ export class JobReconciler {
     } catch (err) {
       if (!isAlreadyExists(err)) {
         d.admission.unmark(job);
-        this.sayRefused(jobId, job, err);
+        await this.sayRefused(jobId, job, err, now);
         throw err;
       }
     }
@@ -299,14 +300,32 @@ export class JobReconciler {
 
   /**
    * A worker Pod the apiserver refused (a ResourceQuota, a LimitRange, Pod Security, an
-   * admission webhook): a Warning Event on the job with the apiserver's reason, so `kubectl
-   * describe gj` says why it waits; once per job and reason, not at every retry of the key.
+   * admission webhook): the job's PodRefused condition (so the api shows it no estimate: when
+   * the cluster makes room is not known) and a Warning Event with the apiserver's reason, so
+   * `kubectl describe gj` says why it waits; once per job and reason, not at every retry of
+   * the key. A condition write someone else beat is said at the next refusal, on fresh state.
    */
-  private sayRefused(jobId: string, job: GenerationJob, err: unknown): void {
+  private async sayRefused(jobId: string, job: GenerationJob, err: unknown, now: number): Promise<void> {
     const code = statusCode(err);
     if (code !== 403 && code !== 422) return;
     const message = `the apiserver refused its worker Pod (${code}): ${apiMessage(err)}; the job waits and tries again (pending: until GENJOBS_QUEUE_TIMEOUT; a retry: for GENJOBS_POD_START_TIMEOUT, then it fails, refunded)`;
     if (this.refusedSaid.get(jobId) === message) return;
+    const conditions = setCondition(
+      job.status?.conditions,
+      {
+        type: POD_REFUSED,
+        status: 'True',
+        reason: code === 403 ? 'Forbidden' : 'Invalid',
+        message,
+        observedGeneration: job.metadata.generation,
+      },
+      new Date(now),
+    );
+    const written = await this.writeStatus(jobId, job, { ...job.status, conditions }).catch((e: unknown) => {
+      this.d.log.warn({ jobId, err: e }, 'the PodRefused condition could not be written');
+      return false;
+    });
+    if (!written) return;
     this.refusedSaid.set(jobId, message);
     void this.d.events.record(jobSubject(job), 'Warning', 'PodRefused', message);
   }
