@@ -1,7 +1,7 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Logger } from '../log.ts';
 import type { Kube } from './client.ts';
-import { isAlreadyExists } from './errors.ts';
+import { isAlreadyExists, statusCode } from './errors.ts';
 import { Informer } from './informer.ts';
 
 export type ConfigMap = V1ConfigMap;
@@ -34,14 +34,23 @@ export async function applyConfigMap(kube: Kube, cm: ConfigMap): Promise<void> {
 
 /**
  * Creates the ConfigMap unless one of its name exists; answers the one that exists (left
- * as it is: someone may have edited it), or undefined when it was created.
+ * as it is: someone may have edited it), or undefined when it was created. Read first: a
+ * ResourceQuota that is full refuses even the create of a ConfigMap that exists (admission
+ * comes before the store), and one that exists needs no room.
  */
 export async function createConfigMapIfMissing(kube: Kube, cm: ConfigMap): Promise<ConfigMap | undefined> {
+  const read = () =>
+    kube.core.readNamespacedConfigMap({ name: cm.metadata?.name ?? '', namespace: kube.namespace });
+  const existing = await read().catch((err: unknown) => {
+    if (statusCode(err) === 404) return undefined;
+    throw err;
+  });
+  if (existing) return existing;
   try {
     await kube.core.createNamespacedConfigMap({ namespace: kube.namespace, body: cm });
     return undefined;
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
-    return kube.core.readNamespacedConfigMap({ name: cm.metadata?.name ?? '', namespace: kube.namespace });
+    return read();
   }
 }

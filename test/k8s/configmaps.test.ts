@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Kube } from '../../src/k8s/client.ts';
+import { MERGE_PATCH } from '../../src/k8s/client.ts';
 import { createConfigMapIfMissing } from '../../src/k8s/configmaps.ts';
 import { testNamespace } from '../support/cluster.ts';
 
@@ -23,5 +24,32 @@ describe('createConfigMapIfMissing (dev mode installs the default catalog with i
     const kept = await createConfigMapIfMissing(kube, shipped);
     expect(kept?.data).toEqual({ 'models.yaml': 'price: 3' });
     expect((await read()).data).toEqual({ 'models.yaml': 'price: 3' });
+  });
+
+  it('answers an existing one while a ResourceQuota on ConfigMaps is full (dev mode starting again)', async () => {
+    const shipped = { metadata: { name: 'under-quota' }, data: { 'models.yaml': 'price: 2' } };
+    expect(await createConfigMapIfMissing(kube, shipped)).toBeUndefined();
+    // No quota controller runs here: its usage is written by hand, as it reports a full quota.
+    await kube.core.createNamespacedResourceQuota({
+      namespace: kube.namespace,
+      body: { metadata: { name: 'configmaps' }, spec: { hard: { configmaps: '1' } } },
+    });
+    await kube.core.patchNamespacedResourceQuotaStatus(
+      {
+        name: 'configmaps',
+        namespace: kube.namespace,
+        body: { status: { hard: { configmaps: '1' }, used: { configmaps: '1' } } },
+      },
+      MERGE_PATCH,
+    );
+    try {
+      // The quota refuses a create, even of a name that exists.
+      await expect(
+        kube.core.createNamespacedConfigMap({ namespace: kube.namespace, body: shipped }),
+      ).rejects.toMatchObject({ code: 403 });
+      expect((await createConfigMapIfMissing(kube, shipped))?.data).toEqual(shipped.data);
+    } finally {
+      await kube.core.deleteNamespacedResourceQuota({ name: 'configmaps', namespace: kube.namespace });
+    }
   });
 });
