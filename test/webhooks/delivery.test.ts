@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookSecrets } from '../../src/accounts/webhook-secret.ts';
 import type { RunningController } from '../../src/controller/main.ts';
+import { MERGE_PATCH } from '../../src/k8s/client.ts';
 import { getSecret } from '../../src/k8s/secrets.ts';
 import { eventually, kubeconfigPath } from '../support/cluster.ts';
 import { componentValidator } from '../support/contract.ts';
@@ -198,6 +199,50 @@ describe('webhooks', () => {
     // Counted, for an alert: the notification is lost.
     const given = await controller!.metrics.webhooksGivenUp.get();
     expect(given.values.find((v) => v.labels.result === 'http_error')?.value).toBeGreaterThanOrEqual(1);
+  });
+
+  it("waits, said on the job, while the account's signing Secret cannot be made (a full quota), then delivers", async () => {
+    const quotaKey = await svc.account({ name: 'quota-co' });
+    // No quota controller runs here: its usage is written by hand, as it reports a full quota.
+    await svc.kube.core.createNamespacedResourceQuota({
+      namespace: svc.kube.namespace,
+      body: { metadata: { name: 'secrets' }, spec: { hard: { secrets: '1' } } },
+    });
+    const removeQuota = () =>
+      svc.kube.core
+        .deleteNamespacedResourceQuota({ name: 'secrets', namespace: svc.kube.namespace })
+        .catch(() => undefined);
+    try {
+      await svc.kube.core.patchNamespacedResourceQuotaStatus(
+        {
+          name: 'secrets',
+          namespace: svc.kube.namespace,
+          body: { status: { hard: { secrets: '1' }, used: { secrets: '1' } } },
+        },
+        MERGE_PATCH,
+      );
+      const jobId = await submit(svc, quotaKey, `${receiver.url}/hooks/quota`);
+      await finish(svc, jobId, 'completed');
+      const [event] = await eventually(async () => {
+        const { items } = await svc.kube.core.listNamespacedEvent({
+          namespace: svc.kube.namespace,
+          fieldSelector: `involvedObject.name=${jobId},reason=WebhookSecretRefused`,
+        });
+        return items.length > 0 && items;
+      });
+      expect(event?.type).toBe('Warning');
+      expect(event?.message).toMatch(/refused the Secret that signs account quota-co's webhooks \(403\)/);
+      expect(receiver.to('/hooks/quota')).toHaveLength(0);
+      await removeQuota();
+      const [request] = await eventually(
+        () => receiver.to('/hooks/quota').length > 0 && receiver.to('/hooks/quota'),
+        30_000,
+      );
+      const secret = (await genjobs('accounts', 'webhook-secret', 'quota-co')).trim();
+      expect(verify(secret, request!).type).toBe('job.completed');
+    } finally {
+      await removeQuota();
+    }
   });
 
   it('does not follow a redirect, even to a receiver it may reach', async () => {

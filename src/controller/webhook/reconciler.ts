@@ -1,6 +1,6 @@
 import type { WebhookSecrets } from '../../accounts/webhook-secret.ts';
 import { eraseMode } from '../../jobs/labels.ts';
-import { isConflict, isNotFound } from '../../k8s/errors.ts';
+import { apiMessage, isConflict, isNotFound, statusCode } from '../../k8s/errors.ts';
 import { type EventRecorder, jobSubject } from '../../k8s/events.ts';
 import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
@@ -56,6 +56,8 @@ export class WebhookReconciler {
   private readonly d: WebhookReconcilerDeps;
   /** Deliveries under way per account (maxPerAccount). */
   private readonly busy = new Map<string, number>();
+  /** The refusal last said per job (see sayRefused): said once, not at every retry of the key. */
+  private readonly refusedSaid = new Map<string, string>();
 
   constructor(deps: WebhookReconcilerDeps) {
     this.d = deps;
@@ -64,7 +66,10 @@ export class WebhookReconciler {
   async reconcile(jobId: string): Promise<HandlerResult | undefined> {
     const d = this.d;
     const cached = d.jobCache.get(jobId);
-    if (!cached) return undefined;
+    if (!cached) {
+      this.refusedSaid.delete(jobId);
+      return undefined;
+    }
     const first = webhookStep(cached, d.now());
     if (first.kind === 'none') return undefined;
     if (first.kind === 'wait') return { requeueAfterMs: first.ms };
@@ -120,6 +125,22 @@ export class WebhookReconciler {
     }
   }
 
+  /**
+   * The account's signing Secret could not be made (a full ResourceQuota on Secrets, a
+   * policy): nothing is sent unsigned, so the webhook waits, and the key retries with
+   * backoff. A Warning Event on the job says why, once per job and reason, beside the log.
+   */
+  private sayRefused(job: GenerationJob, err: unknown): void {
+    const code = statusCode(err);
+    if (code !== 403 && code !== 422) return;
+    const jobId = job.metadata.name ?? '';
+    const message = `the apiserver refused the Secret that signs account ${job.spec.account}'s webhooks (${code}): ${apiMessage(err)}; the webhook waits and is sent once the Secret can be made`;
+    if (this.refusedSaid.get(jobId) === message) return;
+    this.refusedSaid.set(jobId, message);
+    this.d.log.warn({ jobId, account: job.spec.account }, message);
+    void this.d.events.record(jobSubject(job), 'Warning', 'WebhookSecretRefused', message);
+  }
+
   private async attempt(
     job: GenerationJob,
     webhook: WebhookDeliveryStatus,
@@ -131,7 +152,13 @@ export class WebhookReconciler {
     // Being deleted: its jobs go, and no Secret is made for it again to sign with.
     if (cached && eraseMode(cached)) return undefined;
     const owner = cached?.metadata;
-    const secrets = await d.secrets.signingSecrets(account, owner && { name: account, uid: owner.uid });
+    const secrets = await d.secrets
+      .signingSecrets(account, owner && { name: account, uid: owner.uid })
+      .catch((err: unknown) => {
+        this.sayRefused(job, err);
+        throw err;
+      });
+    this.refusedSaid.delete(jobId);
     const url = job.spec.webhookUrl ?? '';
     const outcome = await (d.deliver ?? deliverWebhook)(
       { url, id: webhook.id ?? '', event: webhookEvent(job), secrets },
