@@ -371,9 +371,25 @@ describe('decide', () => {
     const evicted = pod({ phase: 'Failed', reason: 'Evicted', message: 'node pressure' });
     const first = run(aJob().processing().build(), { pod: evicted });
     const waiting = { ...aJob().processing().build(), status: first.status };
-    // Due at T0 + 11 s: until then + the Pod start time it still tries to make the Pod.
-    expect(kinds(run(waiting, { now: T0 + 11_001 + settings.podStartTimeoutMs - 1 }))).toEqual(['createPod']);
-    const gaveUp = run(waiting, { now: T0 + 11_001 + settings.podStartTimeoutMs });
+    // Due at T0 + 11 s; long past that with no refusal said (the controller was down), it
+    // tries the Pod.
+    expect(kinds(run(waiting, { now: T0 + 11_001 + 10 * settings.podStartTimeoutMs }))).toEqual([
+      'createPod',
+    ]);
+    // Refused first at T0 + 12 s: for the Pod start time it still tries to make the Pod.
+    const refusedAt = T0 + 12_000;
+    const conditions = [
+      ...(waiting.status?.conditions ?? []),
+      {
+        type: 'PodRefused',
+        status: 'True' as const,
+        reason: 'Forbidden',
+        lastTransitionTime: new Date(refusedAt).toISOString(),
+      },
+    ];
+    const refused = { ...waiting, status: { ...waiting.status, conditions } };
+    expect(kinds(run(refused, { now: refusedAt + settings.podStartTimeoutMs }))).toEqual(['createPod']);
+    const gaveUp = run(refused, { now: refusedAt + settings.podStartTimeoutMs + 1 });
     expect(gaveUp.status).toMatchObject({ phase: 'failed', error: { code: 'POD_START_TIMEOUT' } });
     expect(gaveUp.status?.error?.message).toBe(
       'the worker Pod of attempt 2 could not be started within 60 s',

@@ -257,10 +257,14 @@ export function decide(input: DecideInput): Decision {
       const due =
         Date.parse(retrying.lastTransitionTime) + settings.retryBaseMs * 2 ** Math.max(0, attempts - 1);
       if (now < due) return { actions, requeueAfterMs: due - now };
-      // Its Pod could not be made since (the apiserver refused it: a quota, a LimitRange):
-      // as long as a Pod may wait to start, then the job ends, refunded, rather than hold
-      // its money with no way to cancel it.
-      if (now > due + settings.podStartTimeoutMs)
+      // Its Pod has been refused since (a quota, a LimitRange: the PodRefused condition, set
+      // at the first refusal): as long as a Pod may wait to start, then the job ends,
+      // refunded, rather than hold its money with no way to cancel it. Counted from the
+      // refusal, not from when the retry was due: a controller that was down meanwhile
+      // tries the Pod first.
+      const refused = s.conditions?.find((c) => c.type === POD_REFUSED && c.status === 'True');
+      const refusedSince = refused ? Date.parse(refused.lastTransitionTime) : Number.NaN;
+      if (now > refusedSince + settings.podStartTimeoutMs)
         return finish('failed', {
           code: 'POD_START_TIMEOUT',
           message: `the worker Pod of attempt ${attempts + 1} could not be started within ${Math.round(settings.podStartTimeoutMs / 1000)} s`,
