@@ -248,6 +248,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     leaseGraceMs: config.GENJOBS_LEASE_GRACE,
     catalog: () => catalog.current,
     catalogPause: (slug) => catalog.pauseFor(slug),
+    catalogRemovalGraceMs: config.GENJOBS_CATALOG_REMOVAL_GRACE,
     admission,
     blob: blob.store,
     archived: archive ? async (id) => (await archive.getRecord(id)) !== undefined : undefined,

@@ -147,3 +147,55 @@ it('a broken catalog ConfigMap counts as a failed reload in the controller too, 
     await s.kube.core.deleteNamespacedConfigMap({ name: 'catalog-broken', namespace: s.kube.namespace });
   }
 });
+
+it('a job waiting for a model that leaves the catalog says when it fails unless the model comes back', async () => {
+  const key = await s.account({ name: 'removal-co' });
+  const paused = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'extra-paused', labels: { [CATALOG_LABEL]: 'true' } },
+    data: { 'extra.yaml': EXTRA.replace('maxConcurrency: 1', 'maxConcurrency: 0') },
+  };
+  await applyConfigMap(s.kube, paused);
+  const slug = 'genjobs/extra-image/text-to-image';
+  const jobId = await eventually(
+    async () => {
+      const res = await s.call('/v1/jobs/submit', {
+        method: 'POST',
+        key,
+        json: { model: slug, input: { prompt: 'x' } },
+      });
+      return res.status === 200 && ((await res.json()).jobId as string);
+    },
+    10_000,
+    'the extra model listed',
+  );
+  const admitted = async () =>
+    (await s.r.jobs.get(jobId))?.status?.conditions?.find((c) => c.type === 'Admitted');
+  expect(await eventually(async () => (await admitted())?.reason === 'ModelPaused', 10_000)).toBe(true);
+  await s.kube.core.deleteNamespacedConfigMap({ name: 'extra-paused', namespace: s.kube.namespace });
+  const removed = await eventually(
+    async () => {
+      const c = await admitted();
+      return c?.reason === 'ModelRemoved' && c;
+    },
+    10_000,
+    'ModelRemoved',
+  );
+  expect(removed.status).toBe('False');
+  const failsAt = Date.parse(/at (\S+) unless it comes back$/.exec(removed.message ?? '')?.[1] ?? '');
+  // The grace (GENJOBS_CATALOG_REMOVAL_GRACE, 10 minutes) from the removal; the transition
+  // time is kept in whole seconds.
+  const grace = failsAt - Date.parse(removed.lastTransitionTime);
+  expect(grace).toBeGreaterThan(9 * 60_000);
+  expect(grace).toBeLessThanOrEqual(10 * 60_000 + 1_000);
+  expect(removed.message).toMatch(/left the catalog: the job fails MODEL_UNAVAILABLE, refunded/);
+  expect((await s.r.jobs.get(jobId))?.status?.phase ?? 'pending').toBe('pending');
+  // A controller started after the removal never saw the model: the condition keeps the grace.
+  await s.controller.stop();
+  s.controller = await s.startController();
+  await new Promise((r) => setTimeout(r, 2_000));
+  const after = await s.r.jobs.get(jobId);
+  expect(after?.status?.phase ?? 'pending').toBe('pending');
+  expect(after?.status?.conditions?.find((c) => c.type === 'Admitted')).toEqual(removed);
+});

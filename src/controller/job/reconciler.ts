@@ -38,6 +38,11 @@ export interface JobReconcilerDeps {
    * look, or undefined when they may fail (catalog/watcher.ts pauseFor).
    */
   catalogPause?: (slug: string) => number | undefined;
+  /**
+   * GENJOBS_CATALOG_REMOVAL_GRACE: with the ModelRemoved condition's time, the grace of a
+   * model removed before this process started (it never saw the model, so catalogPause cannot).
+   */
+  catalogRemovalGraceMs?: number;
   admission: Admission;
   blob: BlobStore;
   /**
@@ -162,8 +167,12 @@ export class JobReconciler {
     if (waiting && d.admission.starting(job)) return { requeueAfterMs: 1_000 };
     // A catalog not loaded yet, or a model removed a moment ago, pauses what is queued for
     // it instead of failing it.
-    const paused = waiting && !runtime ? d.catalogPause?.(job.spec.model) : undefined;
-    if (paused !== undefined) return { requeueAfterMs: paused };
+    const paused =
+      waiting && !runtime ? (d.catalogPause?.(job.spec.model) ?? this.removalGraceLeft(job, now)) : undefined;
+    if (paused !== undefined) {
+      if (d.catalog()) await this.sayRemoved(jobId, job, now, now + paused);
+      return { requeueAfterMs: paused };
+    }
     const held = d.money.holding(job);
     const reserved = held !== 'none';
     if (waiting && !reserved) this.awaitingReservation.set(jobId, job.spec.account);
@@ -296,6 +305,42 @@ export class JobReconciler {
     }
     this.refusedSaid.delete(jobId);
     if (!d.podCache.get(pod.metadata?.name ?? '')) this.createdPods.set(pod.metadata?.name ?? '', now);
+  }
+
+  /**
+   * What is left of the removal grace a job's ModelRemoved condition started (written by a
+   * controller that saw the model go), with a catalog loaded: a restart keeps the grace.
+   */
+  private removalGraceLeft(job: GenerationJob, now: number): number | undefined {
+    const grace = this.d.catalogRemovalGraceMs;
+    const removed = job.status?.conditions?.find((c) => c.type === 'Admitted' && c.reason === 'ModelRemoved');
+    if (!grace || !removed || !this.d.catalog()) return undefined;
+    const left = Date.parse(removed.lastTransitionTime) + grace - now;
+    return left > 0 ? left : undefined;
+  }
+
+  /**
+   * A waiting job whose model left the catalog, in its removal grace: its Admitted condition
+   * says when it fails MODEL_UNAVAILABLE unless the model comes back (it said ModelPaused or
+   * WaitingForCapacity before). Written once; a write someone else beat is said at the next look.
+   */
+  private async sayRemoved(jobId: string, job: GenerationJob, now: number, failsAt: number): Promise<void> {
+    const admitted = job.status?.conditions?.find((c) => c.type === 'Admitted');
+    if (admitted?.reason === 'ModelRemoved') return;
+    const conditions = setCondition(
+      job.status?.conditions,
+      {
+        type: 'Admitted',
+        status: 'False',
+        reason: 'ModelRemoved',
+        message: `model ${job.spec.model} left the catalog: the job fails MODEL_UNAVAILABLE, refunded, at ${new Date(failsAt).toISOString()} unless it comes back`,
+        observedGeneration: job.metadata.generation,
+      },
+      new Date(now),
+    );
+    await this.writeStatus(jobId, job, { ...job.status, conditions }).catch((err: unknown) => {
+      this.d.log.warn({ jobId, err }, 'the ModelRemoved condition could not be written');
+    });
   }
 
   /**
