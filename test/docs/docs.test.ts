@@ -214,3 +214,57 @@ describe('the console on a plain-http page of another host, behind a proxy that 
     }
   });
 });
+
+describe('the console when the event stream breaks before the job ends', () => {
+  it('opens it again with Last-Event-ID and follows the job to its end', async () => {
+    // The proxy ends the first event stream right after its first event, as a restarting
+    // api or a proxy's read timeout does; later requests pass through.
+    const streams: Array<string | undefined> = [];
+    const proxy = createServer((req, res) => {
+      const events = req.method === 'GET' && /^\/v1\/jobs\/[^/]+\/events$/.test(req.url ?? '');
+      if (events) streams.push(req.headers['last-event-id'] as string | undefined);
+      const cut = events && streams.length === 1;
+      const out = request(
+        new URL(req.url ?? '/', s.url),
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          if (!cut) return void answer.pipe(res);
+          let seen = '';
+          answer.on('data', (chunk: Buffer) => {
+            seen += chunk.toString();
+            const end = seen.indexOf('\n\n', seen.indexOf('data:'));
+            if (seen.includes('data:') && end >= 0) {
+              res.end(seen.slice(0, end + 2));
+              answer.destroy();
+            }
+          });
+        },
+      );
+      out.on('error', () => res.headersSent || res.writeHead(502).end());
+      req.pipe(out);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const p = await browser.newPage();
+    const pageErrors: string[] = [];
+    p.on('pageerror', (e) => pageErrors.push(String(e)));
+    try {
+      await p.goto(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/docs`);
+      await p.locator('#model option').first().waitFor({ state: 'attached', timeout: 30_000 });
+      await p.fill('#key', key);
+      await p.selectOption('#model', 'genjobs/reference-image/text-to-image');
+      await p.click('#submit');
+      await p.locator('#events').getByText('stream interrupted; reconnecting').waitFor({ timeout: 30_000 });
+      await p.locator('#events').getByText('stream ended').waitFor({ timeout: 90_000 });
+      expect(await p.textContent('#events')).toMatch(/ completed /);
+      expect(streams.length).toBeGreaterThanOrEqual(2);
+      expect(streams[0]).toBeUndefined();
+      expect(streams[1]).toMatch(/\S/);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await p.close();
+      proxy.closeAllConnections();
+      proxy.close();
+    }
+  });
+});

@@ -36,32 +36,64 @@ export const CONSOLE_SCRIPT = `'use strict';
   };
   const headers = () => ({ authorization: 'Bearer ' + $('key').value.trim() });
 
+  const TERMINAL = ['completed', 'failed', 'cancelled'];
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  // The stream of the job submitted last: a new Submit ends the one before.
+  let following = null;
+
+  // Follows the job's events until its terminal record. A stream that ends before it (an api
+  // restart, a proxy's timeout, a network change) is opened again with Last-Event-ID, so the
+  // api sends where the job is now; tries with a growing pause while nothing answers.
   async function follow(jobId) {
-    const res = await fetch(base + '/v1/jobs/' + encodeURIComponent(jobId) + '/events', { headers: headers() });
-    if (!res.ok) return log('events: HTTP ' + res.status + ' ' + (await res.text()));
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      let end;
-      while ((end = buffer.indexOf('\\n\\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block.split('\\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\\n');
-        if (!data) continue;
-        const job = JSON.parse(data);
-        const extra = [
-          job.queuePosition !== undefined ? 'queue ' + job.queuePosition : '',
-          job.estimatedCompletionTime ? 'ETA ' + job.estimatedCompletionTime : '',
-          job.output ? 'output ' + job.output : '',
-          job.error ? job.error.code + ': ' + job.error.message : '',
-        ].filter(Boolean).join('  ');
-        log(new Date().toLocaleTimeString() + '  ' + job.status + '  ' + extra);
+    following?.abort();
+    const stop = new AbortController();
+    following = stop;
+    let lastId = null;
+    let status = null;
+    for (let failures = 0; !stop.signal.aborted; ) {
+      try {
+        const res = await fetch(base + '/v1/jobs/' + encodeURIComponent(jobId) + '/events', {
+          headers: { ...headers(), ...(lastId ? { 'last-event-id': lastId } : {}) },
+          signal: stop.signal,
+        });
+        if (res.status === 204) return log('stream ended: the job had finished');
+        if (!res.ok) return log('events: HTTP ' + res.status + ' ' + (await res.text()));
+        failures = 0;
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let end;
+          while ((end = buffer.indexOf('\\n\\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const lines = block.split('\\n');
+            const id = lines.find((l) => l.startsWith('id:'));
+            const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\\n');
+            if (!data) continue;
+            if (id) lastId = id.slice(3).trim();
+            const job = JSON.parse(data);
+            status = job.status;
+            const extra = [
+              job.queuePosition !== undefined ? 'queue ' + job.queuePosition : '',
+              job.estimatedCompletionTime ? 'ETA ' + job.estimatedCompletionTime : '',
+              job.output ? 'output ' + job.output : '',
+              job.error ? job.error.code + ': ' + job.error.message : '',
+            ].filter(Boolean).join('  ');
+            log(new Date().toLocaleTimeString() + '  ' + job.status + '  ' + extra);
+          }
+        }
+      } catch (err) {
+        if (stop.signal.aborted) return;
+        failures++;
+        if (failures > 30) return log('stream lost (' + err.message + '); the job goes on: look it up by its id');
       }
+      if (TERMINAL.includes(status)) return log('stream ended');
+      log('stream interrupted; reconnecting');
+      await sleep(Math.min(10_000, 1_000 * 2 ** Math.max(0, failures - 1)));
     }
-    log('stream ended');
   }
 
   // crypto.randomUUID exists on secure pages only (https, localhost); the key needs none of its format.
