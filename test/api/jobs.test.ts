@@ -140,6 +140,36 @@ describe('job API', () => {
     expect(Math.abs(Number(refused.headers.get('retry-after')) - expected)).toBeLessThanOrEqual(2);
   });
 
+  it('a burst past the plan gets 429s, never a 402, while the balance pays for every job the plan allows', async () => {
+    // pro runs 20 at once; the grant pays for 22 jobs: the 20 past the plan must not hold the
+    // credit the 20 within it need (a 402 is not retryable: a client would give up on credit it has).
+    const cost = 134_000;
+    const burst = await svc.account({ name: 'burst-co', plan: 'pro', grantMicroCents: 22 * cost });
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        svc.call('/v1/jobs/submit', {
+          method: 'POST',
+          key: burst,
+          json: { model: IMAGE, input: { prompt: `b${i}` } },
+        }),
+      ),
+    );
+    const codes = await Promise.all(
+      answers.map(async (r) => (r.ok ? 200 : `${r.status} ${(await r.json()).code}`)),
+    );
+    const count = (what: unknown) => codes.filter((c) => c === what).length;
+    expect([count(200), count('429 CONCURRENT_JOBS_EXCEEDED')]).toEqual([20, 20]);
+    const account = await eventually(
+      async () => {
+        const a = (await (await svc.call('/v1/account', { key: burst })).json()) as Record<string, number>;
+        return a.heldMicroCents === 20 * cost && a;
+      },
+      10_000,
+      'the leases given back',
+    );
+    expect(account.balanceMicroCents).toBe(2 * cost);
+  });
+
   it('refuses a submit on a plan the service does not have for good (403, not retryable), making nothing', async () => {
     const gilded = await svc.account({ name: 'gilded', plan: 'gold' });
     const res = await svc.call('/v1/jobs/submit', {

@@ -187,26 +187,27 @@ export class JobService {
     if (maxConcurrent === 0) throw this.noJobs(account.spec.plan);
     // Refusals come before the create: the api may not delete jobs (the chart's Role), and a
     // job left behind by a refusal would answer a replay of its key without holding money.
-    // The money first: a balance that cannot pay is a 402, which no wait would change, and
-    // submits still waiting for credit do not count against the plan's concurrency. A free
-    // job (a 100% discount) holds no money and draws from no lease.
-    let draw: Draw | undefined;
-    try {
-      draw = cost === 0 ? undefined : await this.o.leases.draw(accountName, cost);
-    } catch (err) {
-      throw notQueued(err);
-    }
-    // The live-jobs cap (GENJOBS_MAX_LIVE_JOBS) is checked again here, with the plan's, in
-    // the same step that takes the slot: the request's early check ran before the draw's
-    // wait, so a burst of submits had all passed it before any of them entered.
+    // The plan's slot first, then the money: a submit past the plan never draws, so a burst
+    // past it cannot hold the credit its submits within the plan need (they were told 402,
+    // which is not retryable, with credit left); a submit waiting for a lease holds its slot
+    // meanwhile. The live-jobs cap (GENJOBS_MAX_LIVE_JOBS) is checked again here, with the
+    // plan's, in the same step that takes the slot: the request's early check ran before,
+    // so a burst of submits had all passed it before any of them entered. A free job (a 100%
+    // discount) holds no money and draws from no lease.
     const liveCap = this.o.maxLiveJobs ?? 0;
     const cap = liveCap > 0 ? Math.min(maxConcurrent, liveCap) : maxConcurrent;
     const slot = this.gate.enter(accountName, jobId, cap);
     if (!slot.ok) {
-      draw?.done('absent');
       throw cap < maxConcurrent
         ? liveJobsExceeded(slot.active, this.o.firstFinishIn(accountName) ?? 30)
         : this.busy(accountName, slot.active, account.spec.plan, maxConcurrent, variant);
+    }
+    let draw: Draw | undefined;
+    try {
+      draw = cost === 0 ? undefined : await this.o.leases.draw(accountName, cost);
+    } catch (err) {
+      this.gate.leave(accountName, jobId);
+      throw notQueued(err);
     }
     let job: GenerationJob;
     try {
