@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
+import { Writable } from 'node:stream';
 
 export interface Supervised {
   readonly child: ChildProcess;
@@ -23,7 +24,7 @@ export function startSupervised(
   args: string[],
   options: { logFile: string; env?: NodeJS.ProcessEnv; cwd?: string },
 ): Supervised {
-  const log = createWriteStream(options.logFile, { flags: 'a' });
+  const log = logSink(name, options.logFile);
   const child = spawn(command, args, {
     env: options.env ?? process.env,
     cwd: options.cwd,
@@ -67,6 +68,65 @@ export function startSupervised(
       clearTimeout(timer);
     },
   };
+}
+
+/** After a write failed, how long a log file is left alone before it is opened again. */
+const LOG_RETRY_MS = 10_000;
+/** Output held for a log file that is slow to take it (a frozen disk) before lines are dropped. */
+const LOG_BUFFER_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A helper process's log file that loses lines, not the process, when it cannot be written
+ * (a full disk, a file system gone read-only or frozen): a write stream's error would
+ * otherwise be an unhandled 'error' event that ends dev mode, and a stalled one would stop
+ * draining the child's output until its writes block. Said once on stderr when lines start
+ * being dropped and once when the file takes them again (tried every LOG_RETRY_MS).
+ */
+export function logSink(name: string, file: string, retryMs = LOG_RETRY_MS): Writable {
+  let out: WriteStream | undefined;
+  let failedAt = 0;
+  let dropped = 0;
+  let failing = false;
+  const open = () => {
+    const stream = createWriteStream(file, { flags: 'a' });
+    stream.on('error', (err) => {
+      stream.destroy();
+      if (out !== stream) return;
+      out = undefined;
+      failedAt = Date.now();
+      if (failing) return;
+      failing = true;
+      process.stderr.write(
+        `genjobs: ${name}'s log ${file} cannot be written (${err.message}); its lines are dropped until it can\n`,
+      );
+    });
+    return stream;
+  };
+  // Each write's outcome: a line the stream held when it failed is lost with it.
+  const written = (bytes: number) => (err?: Error | null) => {
+    if (err) dropped += bytes;
+    if (err || !failing) return;
+    failing = false;
+    process.stderr.write(`genjobs: ${name}'s log ${file} is written again\n`);
+  };
+  out = open();
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (!out && Date.now() - failedAt >= retryMs) {
+        out = open();
+        if (dropped > 0)
+          out.write(`[genjobs: ${dropped} bytes of this log were dropped: it could not be written]\n`);
+        dropped = 0;
+      }
+      if (out && out.writableLength < LOG_BUFFER_BYTES) out.write(chunk, written(chunk.length));
+      else dropped += chunk.length;
+      done();
+    },
+    final(done) {
+      if (!out) return done();
+      out.end(() => done());
+    },
+  });
 }
 
 /** A process brought back whenever it exits, until stopped. */
