@@ -34,3 +34,31 @@ describe('serializeError', () => {
     expect(serializeError('not an error')).toBe('not an error');
   });
 });
+
+describe('createLogger', () => {
+  it('loses lines, not the process, when stdout cannot be written (a full disk: /dev/full), and says so once', async () => {
+    const { spawn } = await import('node:child_process');
+    const { openSync, closeSync } = await import('node:fs');
+    const full = openSync('/dev/full', 'w');
+    try {
+      const script = `import { createLogger } from ${JSON.stringify(new URL('./log.ts', import.meta.url).pathname)};
+        const log = createLogger('worker');
+        for (let i = 0; i < 2000; i++) log.info({ i }, 'a line');
+        setTimeout(() => { log.info('still here'); process.exitCode = 7; }, 200);`;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['ignore', full, 'pipe'],
+      });
+      let stderr = '';
+      child.stderr?.on('data', (c) => {
+        stderr += String(c);
+      });
+      const code = await new Promise((r) => child.on('exit', r));
+      expect(stderr).toBe(
+        'genjobs worker: its log lines cannot be written (ENOSPC: no space left on device, write); they are dropped until they can\n',
+      );
+      expect(code).toBe(7);
+    } finally {
+      closeSync(full);
+    }
+  });
+});

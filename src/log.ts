@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger };
@@ -8,14 +9,40 @@ export type { Logger };
  * Secrets never go into a log line: callers log key prefixes, not keys.
  */
 export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino(
-    loggerOptions(name, level),
-    // Written asynchronously: lines logged while a write is in flight go out together, not a
-    // write(2) per request line (4% of the api's CPU under load). pino flushes what is left
-    // when the process exits, a crash included; only a SIGKILL can lose the last lines.
-    pino.destination({ dest: 1, sync: false }),
-  );
+  // Written asynchronously: lines logged while a write is in flight go out together, not a
+  // write(2) per request line (4% of the api's CPU under load). pino flushes what is left
+  // when the process exits, a crash included; only a SIGKILL can lose the last lines.
+  const out = pino.destination({ dest: 1, sync: false, maxLength: MAX_UNWRITTEN_LOG_BYTES });
+  // A stdout that cannot be written (a full disk under its file, an I/O error) loses lines,
+  // not the process: its unhandled 'error' would end it (a worker would fail its job). The
+  // lines wait, up to MAX_UNWRITTEN_LOG_BYTES, and go with the next write that succeeds; at
+  // exit they are given up rather than flushed (sonic-boom's flushSync retries such an error
+  // for ever, so the process would never end).
+  let failing = false;
+  let said = false;
+  out.on('write', () => {
+    failing = false;
+  });
+  out.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') return; // a closed pipe: pino's own handler stops writing
+    failing = true;
+    if (said) return;
+    said = true;
+    try {
+      writeSync(2, `genjobs ${name}: its log lines cannot be written (${err.message}); they are dropped until they can\n`);
+    } catch {
+      // stderr is gone too: nothing is left to say it with
+    }
+  });
+  const flushSync = out.flushSync.bind(out);
+  out.flushSync = () => {
+    if (!failing) flushSync();
+  };
+  return pino(loggerOptions(name, level), out);
 }
+
+/** Log output held while stdout cannot take it; past this, lines are dropped. */
+const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024;
 
 /** The options of every process's logger: tests that read log lines log with them too. */
 export function loggerOptions(name: string, level: string): LoggerOptions {
