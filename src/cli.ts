@@ -94,6 +94,9 @@ registerHistoryCommands(program);
 // For API users, over HTTP (GENJOBS_URL, GENJOBS_API_KEY): run, jobs, models, upload.
 registerUserCommands(program);
 
+/** The errors of a file system that refuses a write, whoever is at fault. */
+const FILE_SYSTEM_FAULTS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO']);
+
 export type GlobalOptions = { kubeconfig?: string; namespace?: string };
 
 try {
@@ -102,6 +105,15 @@ try {
   if (err instanceof ConfigError || err instanceof AppError) {
     console.error(`genjobs: ${err.message}`);
     process.exit(2);
+  }
+  // A disk that is full, read-only or refused (dev mode's folder, TMPDIR): its message names
+  // the file; a stack trace would add nothing an operator can act on.
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code && FILE_SYSTEM_FAULTS.has(code)) {
+    console.error(
+      `genjobs: ${(err as Error).message}${code === 'ENOSPC' || code === 'EDQUOT' ? ' (free some space there and start again)' : ''}`,
+    );
+    process.exit(1);
   }
   throw err;
 }

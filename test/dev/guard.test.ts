@@ -89,6 +89,13 @@ it('a port in use is refused in one line, before a control plane is started', as
   }
 });
 
+it('a dev dir the file system refuses is said in one line naming it, not a stack trace', async () => {
+  // /sys refuses new entries, even to root (as a full or read-only disk refuses a write).
+  const refused = await dev({ GENJOBS_DEV_DIR: '/sys/genjobs-dev-guard', PORT: '0' });
+  expect(refused.code).toBe(1);
+  expect(refused.stderr.trim()).toMatch(/^genjobs: E[A-Z]+: [^\n]*'\/sys\/genjobs-dev-guard'$/);
+});
+
 it('an archive database another install claimed is refused in one line, the dev dir left free', async () => {
   const pg = await LocalPostgres.start();
   try {
