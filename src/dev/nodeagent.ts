@@ -96,7 +96,8 @@ export class NodeAgent {
       concurrency: 8,
       baseDelayMs: 100,
       maxDelayMs: 10_000,
-      onError: (key, err) => this.log.warn({ key, err: apiMessage(err) }, 'node agent reconcile failed'),
+      // Not `key`, which the logger redacts (API keys): the Pod's namespace/name is worth seeing.
+      onError: (pod, err) => this.log.warn({ pod, err: apiMessage(err) }, 'node agent reconcile failed'),
     });
   }
 
