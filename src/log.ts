@@ -29,7 +29,10 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
     if (said) return;
     said = true;
     try {
-      writeSync(2, `genjobs ${name}: its log lines cannot be written (${err.message}); they are dropped until they can\n`);
+      writeSync(
+        2,
+        `genjobs ${name}: its log lines cannot be written (${err.message}); they are dropped until they can\n`,
+      );
     } catch {
       // stderr is gone too: nothing is left to say it with
     }
