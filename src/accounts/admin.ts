@@ -11,7 +11,7 @@ import { isAlreadyExists, statusCode } from '../k8s/errors.ts';
 import type { Resources } from '../k8s/resources.ts';
 import { type Account, API_VERSION, type ApiKey, SCOPES, type Scope } from '../k8s/types.ts';
 import { MAX_GRANT_MICRO_CENTS } from '../ledger/limits.ts';
-import { apiKeyName, displayPrefix, generateKey, hashKey } from './keys.ts';
+import { apiKeyName, displayPrefix, generateKey, hashKey, KEY_PATTERN, KEY_PREFIX } from './keys.ts';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -240,15 +240,44 @@ export class AccountAdmin {
     return this.r.apiKeys.listAll(account ? { labelSelector: `${ACCOUNT_LABEL}=${account}` } : {});
   }
 
-  /** Revokes a key by deleting it; it stops working as soon as the api's cache sees the delete. */
-  async revokeKey(name: string): Promise<void> {
-    if (!(await this.r.apiKeys.delete(name))) throw new AppError('NOT_FOUND', `API key ${name} not found`);
+  /**
+   * Revokes a key by deleting it; it stops working as soon as the api's cache sees the
+   * delete. The key is named by its ApiKey name (`key-…`), by the key itself (a leaked one,
+   * as found in a log or a repository) or by the prefix `keys list` shows. Answers its name.
+   */
+  async revokeKey(given: string): Promise<string> {
+    const name = await this.keyName(given);
+    if (!(await this.r.apiKeys.delete(name))) throw keyNotFound(given, name);
+    return name;
+  }
+
+  /** The ApiKey name of a key given as its name, the key itself, or its listed prefix (one key's). */
+  private async keyName(given: string): Promise<string> {
+    if (KEY_PATTERN.test(given)) return apiKeyName(hashKey(given));
+    if (!given.startsWith(KEY_PREFIX)) return given;
+    const matching = (await this.listKeys()).filter((k) => given.startsWith(k.spec.prefix));
+    if (matching.length === 1) return matching[0]!.metadata.name ?? '';
+    if (matching.length === 0) throw keyNotFound(given);
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `${matching.length} API keys start with ${given} (${matching.map((k) => `${k.metadata.name} of ${k.spec.account}`).join(', ')}): revoke one by its name`,
+    );
   }
 }
 
 function erased(account: Account, mode: EraseMode): boolean {
   const c = account.status?.conditions?.find((x) => x.type === ERASED_CONDITION);
   return c?.status === 'True' && c.reason === erasedReason(mode);
+}
+
+function keyNotFound(given: string, name = given): AppError {
+  // A key itself is said by its prefix: an error message is no place for a secret.
+  const said = KEY_PATTERN.test(given) ? `${displayPrefix(given)}…` : given;
+  const as = name === given ? '' : ` (ApiKey ${name})`;
+  return new AppError(
+    'NOT_FOUND',
+    `no API key ${said}${as}: revoked already, or never made here; genjobs keys list shows each key's name and prefix`,
+  );
 }
 
 function gone(name: string): AppError {

@@ -468,14 +468,14 @@ export function registerAdminCommands(program: Command): void {
       }),
     );
   keys
-    .command('revoke <name>')
+    .command('revoke <key>')
     .description(
-      'revoke an API key: it is deleted and refused at once (revoking it again says it is not found)',
+      'revoke an API key, given as its name (key-…), the key itself (a leaked one) or the prefix keys list shows: it is deleted and refused at once (revoking it again says it is not found)',
     )
     .addOption(outputOption())
     .action(
-      run(async (name: string, o, cmd: Command) => {
-        await (await admin(cmd)).revokeKey(name);
+      run(async (given: string, o, cmd: Command) => {
+        const name = await (await admin(cmd)).revokeKey(given);
         print(o, { revoked: name }, () => `API key ${name} revoked`);
       }),
     );

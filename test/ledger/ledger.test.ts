@@ -326,6 +326,33 @@ describe('API keys', () => {
   });
 });
 
+describe('keys revoke', () => {
+  it('takes the leaked key itself or its listed prefix, not only its name; an unknown one says what it looked for', async () => {
+    await s.admin.createAccount({ name: 'leaky', plan: 'pro', grantMicroCents: 10_000_000 });
+    const env = { ...process.env, KUBECONFIG: kubeconfigPath() };
+    const cli = (...args: string[]) =>
+      run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, ...args], { env });
+    const make = async () =>
+      JSON.parse(
+        (await cli('keys', 'create', '--account', 'leaky', '--scopes', 'check_status', '-o', 'json')).stdout,
+      );
+    const works = async (key: string) => (await s.call('/v1/account', { key })).status === 200;
+    const byKey = await make();
+    const byPrefix = await make();
+    await eventually(async () => (await works(byKey.key)) && works(byPrefix.key), 5_000, 'both keys cached');
+
+    expect((await cli('keys', 'revoke', byKey.key)).stdout.trim()).toBe(`API key ${byKey.name} revoked`);
+    expect((await cli('keys', 'revoke', byPrefix.prefix, '-o', 'json')).stdout).toContain(byPrefix.name);
+    await eventually(async () => !(await works(byKey.key)) && !(await works(byPrefix.key)), 2_000, 'revoked');
+
+    const again = await cli('keys', 'revoke', byKey.key).catch((e: { code: number; stderr: string }) => e);
+    expect(again).toMatchObject({ code: 2 });
+    expect((again as { stderr: string }).stderr.trim()).toBe(
+      `genjobs: no API key ${byKey.prefix}… (ApiKey ${byKey.name}): revoked already, or never made here; genjobs keys list shows each key's name and prefix`,
+    );
+  });
+});
+
 describe('the admin CLI', () => {
   const env = () => ({ ...process.env, KUBECONFIG: kubeconfigPath() });
   /** Runs `genjobs -n NS …`; resolves with its exit code and output, whatever the code. */
