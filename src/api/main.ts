@@ -159,6 +159,9 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     record: (j) => queue.record(j),
     maxPerAccount: config.GENJOBS_MAX_EVENT_STREAMS,
   });
+  // A revoked or disabled key, a deleted account: their open streams end now.
+  keys.on((_type, key) => hub.recheck(key.spec.account));
+  accounts.on((_type, account) => hub.recheck(account.metadata.name ?? ''));
   const service = new JobService({
     archive,
     jobs: r.jobs,

@@ -64,6 +64,17 @@ describe('an event stream whose key stops being valid', () => {
     });
   });
 
+  it('ends as soon as the api sees the revocation, with nothing else happening (not at the next heartbeat)', async () => {
+    const key = await svc.account({ name: 'quiet-co' });
+    const { key: streamKey, apiKey } = await svc.admin.createKey('quiet-co', ['check_status']);
+    const { rest } = await openStream(key, streamKey);
+    const revokedAt = Date.now();
+    await svc.admin.revokeKey(apiKey.metadata.name!);
+    expect(await rest()).toEqual([]);
+    // The heartbeat comes every 15 s: well before it.
+    expect(Date.now() - revokedAt).toBeLessThan(5_000);
+  });
+
   it('ends once the key is disabled; a stream of a still-valid key goes on', async () => {
     const key = await svc.account({ name: 'globex' });
     const { key: doomedKey, apiKey } = await svc.admin.createKey('globex', ['check_status']);

@@ -169,6 +169,22 @@ describe('StreamHub', () => {
     expect(late.chunks.join('')).not.toContain('processing');
   });
 
+  it("a recheck of an account (one of its keys or itself changed) ends at once its streams whose key is refused, and no other account's", () => {
+    const { cache, hub, timers } = setup();
+    let valid = true;
+    cache.set(aJob('a', 'pending', '1'));
+    const revoked = aStream('a', undefined, 'a', () => valid);
+    const other = aStream('a', undefined, 'b', () => valid);
+    hub.open(revoked, aJob('a', 'pending', '1'));
+    hub.open(other, aJob('a', 'pending', '1'));
+    valid = false;
+    hub.recheck('a');
+    expect([revoked.ended, other.ended]).toEqual([true, false]);
+    expect(hub.size).toBe(1);
+    expect(timers).toHaveLength(1);
+    hub.recheck('nobody'); // an account with no stream costs nothing
+  });
+
   it('a change to another job of the variant reaches a waiting stream only when its record moved', () => {
     const { cache, hub } = setup();
     cache.set(aJob('j1', 'pending', '1'));

@@ -140,6 +140,17 @@ export class StreamHub {
   }
 
   /**
+   * Ends the account's streams whose key no longer authenticates: called when one of its
+   * keys or the account itself changes (a revoke, a disable, a deletion), so they end then,
+   * not at the next heartbeat or change of their job.
+   */
+  recheck(account: string): void {
+    if (!this.perAccount.has(account)) return;
+    for (const set of [...this.byJob.values()])
+      for (const s of [...set]) if (s.account === account) this.stillAuthorized(s);
+  }
+
+  /**
    * Ends the stream (false) when its caller's key no longer authenticates. Not asked when a
    * stream opens: its request was authenticated a moment ago, perhaps by a key the cache
    * does not show yet.
