@@ -93,7 +93,8 @@ export function requestContext(log: Logger) {
           account: l.principal?.account.metadata.name ?? l.keyAccount,
           jobId: l.jobId,
           code: l.code,
-          apiKey: l.apiKey,
+          // The key's name (key-…), refused or not: what a leaked key did can be found.
+          apiKey: l.apiKey ?? l.principal?.key.metadata.name,
           // The connection's other end: the client, or the proxy in front (whose access
           // log the request id finds); X-Forwarded-For is the client's word, not logged.
           peer: req.socket.remoteAddress,

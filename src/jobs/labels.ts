@@ -6,6 +6,12 @@ export function labelValue(slug: string): string {
 export const ACCOUNT_LABEL = 'genjobs.io/account';
 export const MODEL_LABEL = 'genjobs.io/model';
 /**
+ * The ApiKey (its name, `key-…`, never the key) a job was submitted with: after a key leaks
+ * and is revoked, `kubectl get gj -l genjobs.io/api-key=NAME` lists what it made (the
+ * archived resource keeps it too: `genjobs history get`).
+ */
+export const API_KEY_LABEL = 'genjobs.io/api-key';
+/**
  * When the api accepted a job, to the millisecond (an annotation): creationTimestamp has
  * whole seconds, and jobs submitted in one second must still start in the order they came.
  */

@@ -508,13 +508,18 @@ describe('what an operator reads at 3 a.m.', () => {
       30_000,
       'the job completed',
     );
+    const keyName = apiKeyName(hashKey(key));
     expect(logged({ msg: 'request', jobId, route: '/v1/jobs/submit' })).toEqual([
       expect.objectContaining({
         status: 200,
         account: 'traced',
+        apiKey: keyName,
         requestId: submitted.headers.get('x-request-id'),
       }),
     ]);
+    // The job names the key it was made with: what a leaked key made can be listed.
+    const made = await s.r.jobs.listAll({ labelSelector: `genjobs.io/api-key=${keyName}` });
+    expect(made.map((j) => j.metadata.name)).toEqual([jobId]);
     await eventually(
       async () => logged({ msg: 'job completed', jobId }).length === 1,
       5_000,

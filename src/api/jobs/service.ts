@@ -12,7 +12,13 @@ import {
 import { preparePartialInput } from '../../catalog/partial-input.ts';
 import { AppError, httpStatus } from '../../errors.ts';
 import { IDEMPOTENCY_WINDOW_MS } from '../../jobs/idempotency.ts';
-import { ACCOUNT_LABEL, labelValue, MODEL_LABEL, SUBMITTED_AT_ANNOTATION } from '../../jobs/labels.ts';
+import {
+  ACCOUNT_LABEL,
+  API_KEY_LABEL,
+  labelValue,
+  MODEL_LABEL,
+  SUBMITTED_AT_ANNOTATION,
+} from '../../jobs/labels.ts';
 import { type JobRecord, phaseOf } from '../../jobs/record.ts';
 import { ApiserverUnavailable, isAlreadyExists, isConflict, statusCode } from '../../k8s/errors.ts';
 import type { Informer } from '../../k8s/informer.ts';
@@ -217,6 +223,7 @@ export class JobService {
           labels: {
             [ACCOUNT_LABEL]: accountName,
             [MODEL_LABEL]: labelValue(variant.slug),
+            [API_KEY_LABEL]: principal.key.metadata.name ?? '',
           },
           annotations: { [SUBMITTED_AT_ANNOTATION]: new Date(this.now()).toISOString() },
         },
