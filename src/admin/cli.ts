@@ -463,7 +463,10 @@ export function registerAdminCommands(program: Command): void {
     .addOption(outputOption())
     .action(
       run(async (o, cmd: Command) => {
-        const all = await (await admin(cmd)).listKeys(o.account);
+        const a = await admin(cmd);
+        const all = await a.listKeys(o.account);
+        // No keys of an account that does not exist is a typo, not an empty list.
+        if (o.account && all.length === 0) await a.getAccount(o.account);
         print(o, all, () => [KEY_HEADER, ...all.map(keyRow)].join('\n'));
       }),
     );

@@ -8,6 +8,8 @@ export function parseDuration(v: string): number {
 
 /** A key's lifetime: more than 0 (a key that lives 0 s has expired already; it does not live forever). */
 export function parseLifetime(v: string): number {
+  if (!/^\s*\d+(s|m|h|d)\s*$/.test(v) && v.trim() !== '0')
+    throw new Error(`not a lifetime (like 30d, 12h or 90m): ${v}`);
   const ms = parseDuration(v);
   if (ms === 0)
     throw new Error(`a lifetime is more than 0: ${v} (leave --expires-in out for a key that never expires)`);

@@ -345,6 +345,10 @@ describe('keys revoke', () => {
     expect((await cli('keys', 'revoke', byPrefix.prefix, '-o', 'json')).stdout).toContain(byPrefix.name);
     await eventually(async () => !(await works(byKey.key)) && !(await works(byPrefix.key)), 2_000, 'revoked');
 
+    const typo = await cli('keys', 'list', '--account', 'leakyy').catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(typo).toMatchObject({ code: 2, stderr: 'genjobs: account leakyy not found\n' });
     const again = await cli('keys', 'revoke', byKey.key).catch((e: { code: number; stderr: string }) => e);
     expect(again).toMatchObject({ code: 2 });
     expect((again as { stderr: string }).stderr.trim()).toBe(
