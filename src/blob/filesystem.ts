@@ -92,7 +92,7 @@ export class FilesystemBlobStore implements BlobStore {
       await rename(tmpMeta, metaPath);
       await rename(tmpData, dataPath);
     } catch (error) {
-      throw storeFailure(error);
+      throw storeFailure(error, this.#tmpDir);
     } finally {
       await Promise.all([rm(tmpData, { force: true }), rm(tmpMeta, { force: true })]);
     }
@@ -148,11 +148,17 @@ const STORE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'E
  * UNAVAILABLE, retryable, with the cause for the log. Anything else (the client's body
  * ending early, a size past the signed limit) stays as it was.
  */
-function storeFailure(error: unknown): unknown {
+export function storeFailure(error: unknown, where: string): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (!code || !STORE_ERRORS.has(code)) return error;
+  // The log's cause names the store's folder (a failed write(2) names no file); the
+  // client's message names none of the server's paths.
+  const path = (error as NodeJS.ErrnoException).path;
+  const cause = path
+    ? error
+    : new Error(`${(error as Error).message} (the file store at ${where})`, { cause: error });
   return new AppError('UNAVAILABLE', 'the file store cannot take files right now; retry later', {
-    cause: error,
+    cause,
     retryAfterSeconds: 30,
   });
 }

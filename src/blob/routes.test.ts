@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors.ts';
-import { FilesystemBlobStore } from './filesystem.ts';
+import { FilesystemBlobStore, storeFailure } from './filesystem.ts';
 import { createBlobRouter, UPLOAD_PUTS_PER_ACCOUNT } from './routes.ts';
 import { BlobSigner } from './signing.ts';
 import { uploadWithGrant } from './upload-client.ts';
@@ -416,6 +416,16 @@ describe('prefix grants', () => {
 });
 
 describe('a disk that refuses the write', () => {
+  it("names the store's folder in the cause when the error names no file (a write(2) on a full disk)", () => {
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const error = storeFailure(full, '/data/blobs/tmp') as AppError;
+    expect(error.message).toBe('the file store cannot take files right now; retry later');
+    expect((error.cause as Error).message).toBe(
+      'ENOSPC: no space left on device, write (the file store at /data/blobs/tmp)',
+    );
+    expect((error.cause as Error).cause).toBe(full);
+  });
+
   it('is 503 UNAVAILABLE, retryable, with the cause kept for the log: the request was not at fault', async () => {
     // /sys takes no new directories (EPERM, or EACCES for a user that is not root).
     const signer = new BlobSigner({ secrets: ['s'.repeat(32)], now: () => clock });
