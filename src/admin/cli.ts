@@ -223,9 +223,18 @@ function accountRow(a: Account): string {
     a.spec.plan,
     s.balanceMicroCents ?? 0,
     s.heldMicroCents ?? 0,
-    a.spec.grantedMicroCents,
+    // What the ledger took in (balance + held + spent adds up to it); the spec's figure may
+    // be lower (refused: grants only rise) or higher for a moment (not applied yet).
+    s.appliedGrantMicroCents ?? 0,
     s.spentMicroCents ?? 0,
   ].join('\t');
+}
+
+/** The account's conditions that are not as they should be: a grant refused, a ledger that does not add up. */
+function accountTrouble(a: Account): string[] {
+  return (a.status?.conditions ?? [])
+    .filter((c) => c.status === 'False')
+    .map((c) => `${c.type} False (${c.reason}): ${c.message ?? ''}`);
 }
 const ACCOUNT_HEADER = 'NAME\tPLAN\tBALANCE\tHELD\tGRANTED\tSPENT';
 function keyRow(k: ApiKey): string {
@@ -293,7 +302,7 @@ export function registerAdminCommands(program: Command): void {
     .action(
       run(async (name: string, o, cmd: Command) => {
         const a = await (await admin(cmd)).getAccount(name);
-        print(o, a, () => `${ACCOUNT_HEADER}\n${accountRow(a)}`);
+        print(o, a, () => [ACCOUNT_HEADER, accountRow(a), ...accountTrouble(a)].join('\n'));
       }),
     );
   accounts
@@ -304,6 +313,9 @@ export function registerAdminCommands(program: Command): void {
       run(async (o, cmd: Command) => {
         const all = await (await admin(cmd)).listAccounts();
         print(o, all, () => [ACCOUNT_HEADER, ...all.map(accountRow)].join('\n'));
+        const troubled = all.filter((a) => accountTrouble(a).length > 0).map((a) => a.metadata.name);
+        if (troubled.length > 0 && o.output !== 'json')
+          console.error(`not ready (genjobs accounts get NAME says why): ${troubled.join(', ')}`);
       }),
     );
 

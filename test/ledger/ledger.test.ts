@@ -264,6 +264,17 @@ describe('the ledger on a real Account', () => {
       10_000,
       'Ready=False, GrantLowered',
     );
+    // The admin command shows the grant the ledger holds (balance + held + spent adds up to
+    // it) and why the account is not ready.
+    const shown = await run(
+      process.execPath,
+      [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, 'accounts', 'get', 'lowered'],
+      { env: { ...process.env, KUBECONFIG: kubeconfigPath() } },
+    );
+    const [header, row, why] = shown.stdout.trim().split('\n');
+    expect(header).toBe('NAME\tPLAN\tBALANCE\tHELD\tGRANTED\tSPENT');
+    expect(row).toBe('lowered\tpro\t10000\t0\t10000\t0');
+    expect(why).toMatch(/^Ready False \(GrantLowered\): grantedMicroCents is below/);
     const after = await s.admin.grant('lowered', 6_000);
     expect(after.spec.grantedMicroCents).toBe(16_000);
     await eventually(
