@@ -8,6 +8,7 @@ import type { Catalog } from '../catalog/index.ts';
 import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
 import { blobSettings, type Config, publicBasePath } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { eraseMode } from '../jobs/labels.ts';
 import type { Kube } from '../k8s/client.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { crInformer } from '../k8s/cr-informer.ts';
@@ -159,9 +160,12 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     record: (j) => queue.record(j),
     maxPerAccount: config.GENJOBS_MAX_EVENT_STREAMS,
   });
-  // A revoked or disabled key, a deleted account: their open streams end now.
+  // A revoked or disabled key, a deleted account: their open streams end now. (Not at every
+  // Account event: the ledger writes one for each lease and settlement.)
   keys.on((_type, key) => hub.recheck(key.spec.account));
-  accounts.on((_type, account) => hub.recheck(account.metadata.name ?? ''));
+  accounts.on((type, account) => {
+    if (type === 'delete' || eraseMode(account)) hub.recheck(account.metadata.name ?? '');
+  });
   const service = new JobService({
     archive,
     jobs: r.jobs,
