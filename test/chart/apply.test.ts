@@ -221,6 +221,41 @@ describe('NOTES on plain HTTP', () => {
   });
 });
 
+describe('NOTES on how the api is published', () => {
+  it('warn of a LoadBalancer or NodePort Service, a TLS Secret nothing makes, and a publicUrl the Ingress does not serve', async () => {
+    const ns = (await testNamespace('chart-notes-expose')).namespace;
+    const notes = async (values: object) => {
+      const r = await installDryRun(kubeconfig, values, { namespace: ns });
+      expect(r.code, r.stderr).toBe(0);
+      return r.notes;
+    };
+    const exposed = await notes({ api: { service: { type: 'LoadBalancer' } } });
+    expect(exposed).toMatch(
+      /WARNING: the api's Service is of type LoadBalancer: it publishes the api port as it is, over\nplain HTTP/,
+    );
+    expect(exposed).toContain('(unset: every file and output URL points at http://127.0.0.1:8080)');
+    expect(exposed).not.toContain('port-forward');
+    const ingress = { enabled: true, host: 'gen.example.com', tls: { enabled: true } };
+    const tls = await notes({ ingress, publicUrl: 'https://other.example.com/genjobs/' });
+    expect(tls).toMatch(
+      /NOTE: the Ingress serves TLS with the Secret genjobs-tls, which this chart does not make/,
+    );
+    expect(tls).toMatch(
+      /WARNING: publicUrl \(https:\/\/other\.example\.com\/genjobs\/\) is not on ingress\.host/,
+    );
+    expect(tls).toMatch(/WARNING: publicUrl has the path \/genjobs\/, but the chart's Ingress routes/);
+    expect(tls).toContain('export GENJOBS_URL=https://other.example.com/genjobs GENJOBS_API_KEY');
+    const plain = await notes({
+      ingress: { ...ingress, tls: { enabled: true, secretName: 'mine' } },
+      publicUrl: 'https://gen.example.com/',
+      jobs: { keepFinished: 600 },
+    });
+    expect(plain).not.toMatch(/WARNING: (publicUrl|the api's Service)|NOTE: the Ingress/);
+    expect(plain).toContain('export GENJOBS_URL=https://gen.example.com GENJOBS_API_KEY');
+    expect(plain).toContain('finished jobs move to PostgreSQL 600s after they end');
+  });
+});
+
 describe('one release per namespace', () => {
   it("an install beside another release's controller fails, naming it; the release itself passes", async () => {
     const ns = (await testNamespace('chart-twice')).namespace;

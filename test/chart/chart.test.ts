@@ -27,7 +27,7 @@ import {
   run,
   template,
 } from './helm.ts';
-import { BAD_VALUES, VARIANTS } from './variants.ts';
+import { BAD_VALUES, REFUSED_AT_RENDER, VARIANTS } from './variants.ts';
 
 beforeAll(async () => {
   await helm();
@@ -50,6 +50,12 @@ describe('helm lint --strict and helm template', () => {
       for (const o of objects) expect(o.metadata.name, `${o.kind} without a name`).toBeTruthy();
     },
   );
+
+  it.each(REFUSED_AT_RENDER)('$what is refused by template: $mentions', async ({ values, mentions }) => {
+    const rendered = await template(values);
+    expect(rendered.code).not.toBe(0);
+    expect(rendered.stderr).toContain(mentions);
+  });
 
   it.each(BAD_VALUES)('$what is refused by lint and by template: $mentions', async ({ values, mentions }) => {
     const linted = await lint(values);

@@ -176,4 +176,70 @@ export const BAD_VALUES: Array<{ what: string; values: object; mentions: string 
     values: { archive: { postgres: { bundled: false } } },
     mentions: "at '/archive/postgres/existingSecret'",
   },
+  // What the processes refuse at start (a crash loop), the chart refuses at install.
+  {
+    what: 'a publicUrl with a query',
+    values: { publicUrl: 'https://gen.example.com/?a=1' },
+    mentions: "at '/publicUrl'",
+  },
+  {
+    what: 'a worker toleration the controller refuses',
+    values: { worker: { tolerations: [{ key: 'gpu', operator: 'exists' }] } },
+    mentions: "at '/worker/tolerations/0/operator'",
+  },
+  { what: 'the plans removed', values: { plans: null }, mentions: "missing property 'plans'" },
+  { what: 'no apiserver deadline', values: { kube: { timeout: 0 } }, mentions: "at '/kube/timeout'" },
+  // What the apiserver or the kubelet would refuse later.
+  {
+    what: 'an image repository carrying a tag',
+    values: { image: { repository: 'ghcr.io/genjobs/genjobs:1.0' } },
+    mentions: "at '/image/repository'",
+  },
+  { what: 'a tag with its colon', values: { image: { tag: ':1.2' } }, mentions: "at '/image/tag'" },
+  {
+    what: 'a ServiceAccount not made and not named',
+    values: { serviceAccount: { worker: { create: false } } },
+    mentions: "at '/serviceAccount/worker/name'",
+  },
+  {
+    what: 'a name that is no DNS label',
+    values: { fullnameOverride: 'Bad_Name' },
+    mentions: "at '/fullnameOverride'",
+  },
+  {
+    what: 'a volume size that is no quantity',
+    values: { archive: { postgres: { persistence: { size: 'lots' } } } },
+    mentions: "at '/archive/postgres/persistence/size'",
+  },
+  {
+    what: 'an extra env value that is not a string',
+    values: { api: { extraEnv: [{ name: 'A', value: 1 }] } },
+    mentions: "at '/api/extraEnv/0/value'",
+  },
+];
+
+/**
+ * Refused by a template's `fail` (what the schema cannot say: values compared with each other,
+ * a namespace named): `helm template` and an install fail; `helm lint` only reports it (INFO).
+ */
+export const REFUSED_AT_RENDER: Array<{ what: string; values: object; mentions: string }> = [
+  {
+    what: 'leader election timings out of order',
+    values: { controller: { leaderElection: { renewDeadline: '20s' } } },
+    mentions: 'controller.leaderElection: leaseDuration (15s) > renewDeadline (20s) > retryPeriod (2s) > 0',
+  },
+  {
+    what: 'an autoscaler whose minimum is above its maximum',
+    values: {
+      api: {
+        autoscaling: { enabled: true, targetCPUUtilizationPercentage: 70, minReplicas: 5, maxReplicas: 2 },
+      },
+    },
+    mentions: 'api.autoscaling.minReplicas (5) is above maxReplicas (2)',
+  },
+  {
+    what: 'webhook secrets in a shared namespace',
+    values: { webhooks: { secretNamespace: 'kube-system' } },
+    mentions: 'webhooks.secretNamespace kube-system is shared',
+  },
 ];

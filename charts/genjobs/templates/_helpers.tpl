@@ -61,7 +61,13 @@ tag drops the chart's digest. */}}
 {{- end -}}
 
 {{- define "genjobs.webhookSecretNamespace" -}}
-{{- default (printf "%s-webhooks" .Release.Namespace) .Values.webhooks.secretNamespace -}}
+{{- $ns := default (printf "%s-webhooks" .Release.Namespace) .Values.webhooks.secretNamespace -}}
+{{- /* The controller reads Secrets there and the admin Role writes them: a shared namespace
+would hand both every Secret in it. */}}
+{{- if has $ns (list "kube-system" "kube-public" "kube-node-lease" "default") -}}
+{{- fail (printf "webhooks.secretNamespace %s is shared: the controller could read its Secrets and the genjobs admins write them; name a namespace that holds only the webhook secrets (the default: <release namespace>-webhooks)" $ns) -}}
+{{- end -}}
+{{- $ns -}}
 {{- end -}}
 
 {{- define "genjobs.leaseName" -}}
@@ -323,6 +329,10 @@ them, and server-side apply refuse the Deployment. */}}
   mountPath: /etc/genjobs/archive-ca
   readOnly: true
 {{- end }}
+{{- end -}}
+{{/* A duration as a person reads it: a number of seconds gets its unit. */}}
+{{- define "genjobs.durationText" -}}
+{{- if kindIs "string" . }}{{ . }}{{ else }}{{ include "genjobs.number" . }}s{{ end -}}
 {{- end -}}
 {{/* A duration in seconds: a number of seconds, one as the processes read it (1.5m, 500ms, 7d)
 or one of Prometheus (1h30m, 2d, 1w, 1y; a year is 365 days). */}}
