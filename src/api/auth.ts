@@ -185,7 +185,8 @@ export class Authenticator {
   private takeToken(): boolean {
     const rate = this.opts.missLookupsPerSecond ?? 20;
     const now = this.now();
-    this.tokens = Math.min(rate, this.tokens + ((now - this.refilledAt) / 1000) * rate);
+    // A clock stepped back refills nothing (not a negative amount: no look-ups for as long as the step).
+    this.tokens = Math.min(rate, this.tokens + (Math.max(0, now - this.refilledAt) / 1000) * rate);
     this.refilledAt = now;
     if (this.tokens < 1) return false;
     this.tokens -= 1;

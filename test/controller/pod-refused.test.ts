@@ -79,6 +79,19 @@ it('a worker Pod the apiserver refuses (a ResourceQuota) is said once on the job
   expect(Number(busy.headers.get('retry-after'))).toBe(60);
 
   await s.kube.core.deleteNamespacedResourceQuota({ name: 'worker-pods', namespace: s.kube.namespace });
+  // Its outputs' upload grant outlives the longest its Pod may wait for a node (the Pod start
+  // timeout, 30 minutes) and its run with ten minutes to spare, counted from the Pod's making.
+  const [pod] = await eventually(async () => {
+    const { items } = await s.kube.core.listNamespacedPod({
+      namespace: s.kube.namespace,
+      labelSelector: `genjobs.io/job=${jobId}`,
+    });
+    return items.length > 0 && items;
+  }, 60_000);
+  const grant = pod!.spec!.containers[0]!.env!.find((e) => e.name === 'GENJOBS_BLOB_GRANT')!.value!;
+  const expires = Number(grant.split('.')[2]) * 1000;
+  const made = new Date(pod!.metadata!.creationTimestamp!).getTime();
+  expect(expires - made).toBeGreaterThanOrEqual((30 + 10) * 60_000);
   const done = await eventually(
     async () => {
       const job = await s.r.jobs.get(jobId);

@@ -10,6 +10,15 @@ describe('TokenBuckets', () => {
     expect(b.take('a', 1_500).ok).toBe(true);
   });
 
+  it('a clock stepped back ten minutes refills nothing, and locks no one out for the step', () => {
+    const b = new TokenBuckets({ perSecond: 5, burst: 3 });
+    const t = 1_000_000;
+    for (let i = 0; i < 3; i++) expect(b.take('a', t).ok).toBe(true);
+    const back = t - 600_000;
+    expect(b.take('a', back)).toEqual({ ok: false, retryAfterMs: 200 });
+    expect(b.take('a', back + 200).ok).toBe(true);
+  });
+
   it('keeps one bucket per key', () => {
     const b = new TokenBuckets({ perSecond: 1, burst: 1 });
     expect(b.take('a', 0).ok).toBe(true);

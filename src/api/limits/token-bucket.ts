@@ -39,8 +39,10 @@ export class TokenBuckets {
   take(key: string, now: number): Take {
     if (++this.takesSinceSweep >= 1_000 || this.buckets.size >= this.o.maxKeys) this.sweep(now);
     const b = this.buckets.get(key);
+    // A clock stepped back (NTP, a VM resumed) refills nothing rather than a negative amount,
+    // which would lock the account out for as long as the step.
     const tokens = b
-      ? Math.min(this.o.burst, b.tokens + ((now - b.at) / 1000) * this.o.perSecond)
+      ? Math.min(this.o.burst, b.tokens + (Math.max(0, now - b.at) / 1000) * this.o.perSecond)
       : this.o.burst;
     if (tokens < 1) {
       if (b) {

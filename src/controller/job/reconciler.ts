@@ -288,9 +288,12 @@ export class JobReconciler {
   private async startPod(job: GenerationJob, attempt: number, runtime: Runtime, now: number): Promise<void> {
     const d = this.d;
     const jobId = job.metadata.name ?? '';
+    // Its outputs' upload grant outlives the longest the Pod may wait to start (a node being
+    // added) and its whole run, with ten minutes to spare: one that expired while the Pod
+    // waited failed a finished run OUTPUT_STORE_FAILED.
     const grant = d.blob.grantForPrefix(
       jobPrefix(jobId),
-      new Date(now + (runtime.timeoutSeconds + 600) * 1000),
+      new Date(now + d.settings.podStartTimeoutMs + (runtime.timeoutSeconds + 600) * 1000),
     );
     const pod = buildWorkerPod(job, attempt, runtime, { ...d.pod, blobGrant: grant });
     // Counted as starting by the caller (reconcile), before its status write.
