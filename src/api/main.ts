@@ -10,6 +10,7 @@ import { blobSettings, type Config, publicBasePath } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { eraseMode } from '../jobs/labels.ts';
 import type { Kube } from '../k8s/client.ts';
+import { watchClock } from '../k8s/clock.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { crInformer } from '../k8s/cr-informer.ts';
 import { isNotFound } from '../k8s/errors.ts';
@@ -86,7 +87,10 @@ function noPretenuring(): void {
 export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   const { config, kube, log } = deps;
   noPretenuring();
-  const now = deps.now ?? Date.now;
+  // The apiserver's clock, which the controller reads too: a lease's expiry, a key's, an
+  // Idempotency-Key's window mean the same moment to every process whatever their nodes' clocks.
+  const now = deps.now ?? (() => kube.clock.now());
+  watchClock(kube, log);
   const metrics = deps.metrics ?? createMetrics();
   const r = resources(kube);
   const keys = crInformer<ApiKey>(kube, r.apiKeys, log);

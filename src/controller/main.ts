@@ -9,6 +9,7 @@ import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
 import { blobSettings, type Config } from '../config.ts';
 import { phaseOf } from '../jobs/record.ts';
 import type { Kube } from '../k8s/client.ts';
+import { watchClock } from '../k8s/clock.ts';
 import { configMapInformer } from '../k8s/configmaps.ts';
 import { crInformer } from '../k8s/cr-informer.ts';
 import { EventRecorder } from '../k8s/events.ts';
@@ -91,7 +92,10 @@ export interface RunningController {
 export async function startController(deps: ControllerDependencies): Promise<RunningController> {
   const { config, kube, log } = deps;
   const clock = deps.clock ?? systemClock;
-  const now = deps.now ?? (() => clock.now());
+  // The apiserver's clock: the creation times it stamps, the Pods' starts and the api
+  // replicas' lease expiries are compared with it, whatever this node's clock says.
+  const now = deps.now ?? (() => clock.now() + kube.clock.offsetMs());
+  watchClock(kube, log);
   const metrics = deps.metrics ?? createMetrics();
   const r = resources(kube);
   const jobs = crInformer<GenerationJob>(kube, r.jobs, log);

@@ -9,6 +9,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { devDir } from '../dev/dir.ts';
+import { ClusterClock } from './clock.ts';
 import { boundedConfiguration, DEFAULT_DEADLINES, type Deadlines } from './deadline.ts';
 import { ApiserverHealth } from './health.ts';
 import { KubeHttp } from './http.ts';
@@ -27,6 +28,8 @@ export interface Kube {
   readonly http: KubeHttp;
   /** Whether the apiserver answered this connection's latest call (readiness). */
   readonly health: ApiserverHealth;
+  /** The apiserver's clock as read from its answers (see clock.ts): the service's time. */
+  readonly clock: ClusterClock;
 }
 
 export interface ConnectOptions {
@@ -90,19 +93,30 @@ function shareOneAgent(kc: KubeConfig): void {
  * A connection from a KubeConfig. Every call of its API clients has a deadline (see
  * {@link boundedConfiguration}) and reports to {@link Kube.health}.
  */
-export function fromKubeConfig(kc: KubeConfig, namespace?: string, deadlines = DEFAULT_DEADLINES): Kube {
+/**
+ * A connection to the apiserver. `localNow` is this process's clock (tests give a skewed
+ * one); the connection's `clock` reads the apiserver's from its answers.
+ */
+export function fromKubeConfig(
+  kc: KubeConfig,
+  namespace?: string,
+  deadlines = DEFAULT_DEADLINES,
+  localNow: () => number = Date.now,
+): Kube {
   shareOneAgent(kc);
   const ns = namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
   const health = new ApiserverHealth();
   const config = boundedConfiguration(kc, deadlines, health);
+  const clock = new ClusterClock(localNow);
   return {
     kc,
     namespace: ns,
     core: new CoreV1Api(config),
     custom: new CustomObjectsApi(config),
     coordination: new CoordinationV1Api(config),
-    http: new KubeHttp(kc, deadlines, health),
+    http: new KubeHttp(kc, deadlines, health, clock),
     health,
+    clock,
   };
 }
 

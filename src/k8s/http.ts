@@ -2,6 +2,7 @@ import type { RequestOptions } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { Agent, type Dispatcher, request } from 'undici';
+import type { ClusterClock } from './clock.ts';
 import { causeOf, type Deadlines } from './deadline.ts';
 import { ApiserverUnavailable } from './errors.ts';
 import type { ApiserverHealth } from './health.ts';
@@ -79,17 +80,19 @@ export class KubeHttp {
   private readonly server: string;
   private readonly deadlines: Deadlines;
   private readonly health: ApiserverHealth;
+  private readonly clock: ClusterClock | undefined;
   private credentials: Credentials | undefined;
   /** The pools, made from the kubeconfig's TLS settings (undefined: through a proxy, the kubeconfig's own). */
   private pools: Pools | undefined;
 
-  constructor(kc: KubeConfig, deadlines: Deadlines, health: ApiserverHealth) {
+  constructor(kc: KubeConfig, deadlines: Deadlines, health: ApiserverHealth, clock?: ClusterClock) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('No active cluster!');
     this.kc = kc;
     this.server = cluster.server.replace(/\/$/, '');
     this.deadlines = deadlines;
     this.health = health;
+    this.clock = clock;
   }
 
   private async auth(): Promise<Credentials> {
@@ -206,6 +209,7 @@ export class KubeHttp {
       method === 'DELETE' && body !== undefined ? credentials.deleteDispatcher : credentials.dispatcher;
     let status: number;
     let text = '';
+    const sentAt = this.clock?.localNow() ?? 0;
     try {
       const res = await request(url, {
         method: method as Dispatcher.HttpMethod,
@@ -220,6 +224,7 @@ export class KubeHttp {
         signal,
       });
       status = res.statusCode;
+      this.clock?.observe(res.headers.date as string | undefined, sentAt, this.clock.localNow());
       // Read under the same deadline: a body that stalls is the same outage as no answer.
       if (read || status >= 300) text = await res.body.text();
       else await res.body.arrayBuffer();

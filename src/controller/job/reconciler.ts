@@ -514,12 +514,12 @@ export class JobReconciler {
     );
     d.metrics.jobTransitions.inc({ from, to });
     const created = Date.parse(job.metadata.creationTimestamp ?? '') || now;
-    if (to === 'processing') d.metrics.queueWait.observe({ model }, (now - created) / 1000);
+    if (to === 'processing') d.metrics.queueWait.observe({ model }, Math.max(0, now - created) / 1000);
     if (to === 'completed' || to === 'failed' || to === 'cancelled') {
       d.metrics.jobsFinished.inc({ model, phase: to });
       if (to === 'failed') d.metrics.jobsFailed.inc({ model, code: status.error?.code ?? 'UNKNOWN' });
       const started = Date.parse(job.status?.startedAt ?? '');
-      if (started) d.metrics.runTime.observe({ model, phase: to }, (now - started) / 1000);
+      if (started) d.metrics.runTime.observe({ model, phase: to }, Math.max(0, now - started) / 1000);
       // Its slot is handed on when the cache shows the end (main.ts, Admission.freedBy): the
       // cache may not show it yet now that the write returned.
     }
