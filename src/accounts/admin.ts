@@ -30,9 +30,12 @@ const MAX_GRANT_IN_WORDS = `${MAX_GRANT_MICRO_CENTS} micro-cents ($1,000,000,000
 /** Administrative operations on Accounts and ApiKeys, shared by the CLI and dev mode. */
 export class AccountAdmin {
   private readonly r: Resources;
+  private readonly now: () => number;
 
-  constructor(resources: Resources) {
+  /** `now`: the apiserver's time (Kube.clock), so a key's expiry does not follow the admin's machine's clock. */
+  constructor(resources: Resources, now: () => number = Date.now) {
     this.r = resources;
+    this.now = now;
   }
 
   async createAccount(a: NewAccount): Promise<Account> {
@@ -160,7 +163,7 @@ export class AccountAdmin {
         scopes: [...new Set(scopes)] as Scope[],
         keyHash,
         prefix: displayPrefix(key),
-        ...(expiresInMs !== undefined ? { expiresAt: new Date(Date.now() + expiresInMs).toISOString() } : {}),
+        ...(expiresInMs !== undefined ? { expiresAt: new Date(this.now() + expiresInMs).toISOString() } : {}),
       },
     });
     return { key, apiKey };

@@ -153,7 +153,7 @@ async function connection(cmd: Command): Promise<{ kube: Kube; admin: AccountAdm
   ]);
   const kube = connect({ kubeconfig: g.kubeconfig, namespace: g.namespace });
   await warnIfNotInstalled(kube);
-  return { kube, admin: new AccountAdmin(resources(kube)) };
+  return { kube, admin: new AccountAdmin(resources(kube), () => kube.clock.now()) };
 }
 
 async function admin(cmd: Command): Promise<AccountAdmin> {

@@ -86,7 +86,7 @@ export async function devMain(): Promise<void> {
       `the default catalog here differs from the shipped one and is kept; to get the shipped one: KUBECONFIG=${join(dir, 'kubeconfig')} kubectl delete configmap ${shipped.metadata?.name}, then restart`,
     );
   }
-  const keyFile = await ensureDemoAccount(new AccountAdmin(resources(kube)), dir);
+  const keyFile = await ensureDemoAccount(new AccountAdmin(resources(kube), () => kube.clock.now()), dir);
 
   // One archive for both parts: PGlite is one process's database.
   const archive = await openArchive(config, log, kube.namespace);

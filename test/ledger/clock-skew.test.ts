@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AccountAdmin } from '../../src/accounts/admin.ts';
 import { fromKubeConfig, type Kube } from '../../src/k8s/client.ts';
+import { resources } from '../../src/k8s/resources.ts';
 import { imbalance } from '../../src/ledger/ops.ts';
 import { eventually } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
@@ -59,4 +61,15 @@ it("an api replica whose clock is minutes behind keeps the apiserver's time: its
   expect(imbalance(account)).toBe(0);
   // The api says what it corrected.
   expect(apiKube.clock.offsetMs()).toBeGreaterThan(SKEW_MS - 2_000);
+});
+
+it("a key made from a machine whose clock is an hour behind expires when asked, by the apiserver's clock", async () => {
+  await s.admin.createAccount({ name: 'late-admin', plan: 'pro', grantMicroCents: 0 });
+  const late = fromKubeConfig(s.kube.kc, s.kube.namespace, undefined, () => Date.now() - 3_600_000);
+  // As the admin command makes it (src/admin/cli.ts).
+  const admin = new AccountAdmin(resources(late), () => late.clock.now());
+  const { key, apiKey } = await admin.createKey('late-admin', ['check_status'], 30 * 60_000);
+  const expires = Date.parse(apiKey.spec.expiresAt ?? '');
+  expect(Math.abs(expires - (Date.now() + 30 * 60_000))).toBeLessThan(5_000);
+  await eventually(async () => (await s.call('/v1/account', { key })).status === 200, 5_000, 'the key works');
 });
