@@ -57,20 +57,26 @@ export class BenchNamespace {
   readonly r: Resources;
   readonly admin: AccountAdmin;
   private readonly ctx: BenchContext;
-  private readonly secret = randomBytes(24).toString('hex');
+  private readonly secret: string;
 
-  private constructor(ctx: BenchContext, name: string, kube: Kube, kubeconfig: string) {
+  private constructor(ctx: BenchContext, name: string, kube: Kube, kubeconfig: string, secret: string) {
     this.ctx = ctx;
     this.name = name;
     this.kube = kube;
     this.kubeconfig = kubeconfig;
+    this.secret = secret;
     this.r = resources(kube);
     this.admin = new AccountAdmin(this.r);
   }
 
-  static async create(ctx: BenchContext, name: string): Promise<BenchNamespace> {
+  /**
+   * `secret`: the blob signing secret, which is also an install's identity to the job
+   * archive (src/archive/claim.ts): namespaces that share one archive database share it, as
+   * one install's replicas do; another one's is refused every use of the archive.
+   */
+  static async create(ctx: BenchContext, name: string, secret = newBlobSecret()): Promise<BenchNamespace> {
     const { kube, kubeconfig } = await ctx.cluster.namespace(name);
-    return new BenchNamespace(ctx, name, kube, kubeconfig);
+    return new BenchNamespace(ctx, name, kube, kubeconfig, secret);
   }
 
   /** The default catalog and the benchmark's variants (paused, instant). */
@@ -169,4 +175,9 @@ export async function makeContext(
     shared: {},
     progress,
   };
+}
+
+/** A blob signing secret for a namespace of its own (an install of its own). */
+export function newBlobSecret(): string {
+  return randomBytes(24).toString('hex');
 }

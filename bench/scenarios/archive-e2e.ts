@@ -82,10 +82,15 @@ export interface ArchiveE2eResult {
 /** Short, so jobs leave etcd within the run (production: 10 minutes). */
 const KEEP_FINISHED_S = 5;
 
-export async function archiveE2e(
-  ctx: BenchContext,
-  archive: { url: string; pid: number | undefined; rowsOf(accounts: string[]): Promise<number> },
-): Promise<ArchiveE2eResult> {
+/** The archive database of the scenario, and the install (blob secret) that holds its claim. */
+interface ArchiveUnderTest {
+  url: string;
+  pid: number | undefined;
+  install: string;
+  rowsOf(accounts: string[]): Promise<number>;
+}
+
+export async function archiveE2e(ctx: BenchContext, archive: ArchiveUnderTest): Promise<ArchiveE2eResult> {
   const jobs = Number(process.env.BENCH_ARCHIVE_E2E_ITEMS ?? (ctx.quick ? 60 : 600));
   // Quick (CI) checks that archiving keeps up and measures nothing finer: off and on, once.
   // Otherwise the three modes in turn, three times (a median of three per mode).
@@ -134,9 +139,9 @@ async function run(
   mode: ArchiveE2eMode,
   n: number,
   budgetMs: number,
-  archive: { url: string; pid: number | undefined; rowsOf(accounts: string[]): Promise<number> },
+  archive: ArchiveUnderTest,
 ): Promise<ArchiveE2eRun> {
-  const ns = await BenchNamespace.create(ctx, name);
+  const ns = await BenchNamespace.create(ctx, name, archive.install);
   await ns.installBenchCatalog();
   // Account names of this run only: its rows are counted among the scenario's million.
   const accounts = Array.from({ length: 8 }, (_, i) => `${name}-${i}`);
@@ -217,6 +222,13 @@ async function run(
       }
       result.drainSeconds =
         performance.now() > drainDeadline ? Number.NaN : round((performance.now() - drainFrom) / 1000, 1);
+      // A run whose jobs never left is no measure of archiving (an archive that refused the
+      // install, a stuck archiver): the scenario fails, naming it, rather than report it.
+      if (Number.isNaN(result.drainSeconds)) {
+        throw new Error(
+          `archive ${mode}: ${await rows()} of ${done.length} jobs archived and ${await live()} still resources ${Math.round((drainDeadline - drainFrom) / 1000)} s after the run (logs/${name}-controller.log)`,
+        );
+      }
     }
     // Every mode's requests are counted until its Pods are gone and its credit leases
     // closed, so each pays for its whole lifecycle.

@@ -16,7 +16,7 @@ import { labelValue } from '../../src/jobs/labels.ts';
 import { jobRecord, RECORD_VERSION } from '../../src/jobs/record.ts';
 import { API_VERSION, type GenerationJob } from '../../src/k8s/types.ts';
 import { INSTANT_MODEL, PAUSED_MODEL } from '../harness/catalogs.ts';
-import { type BenchContext, BenchNamespace } from '../harness/context.ts';
+import { type BenchContext, BenchNamespace, newBlobSecret } from '../harness/context.ts';
 import { type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
 import { onCleanup } from '../harness/procs.ts';
 import { closedLoop, type LoadResult, round } from '../harness/stats.ts';
@@ -63,7 +63,9 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
   const countSql = postgresClient({ connectionString: pg.url });
   try {
     await archive.ready();
-    const ns = await BenchNamespace.create(ctx, 'bench-archive');
+    // One install to the archive (its claim): this namespace and every end-to-end run's.
+    const install = newBlobSecret();
+    const ns = await BenchNamespace.create(ctx, 'bench-archive', install);
     await ns.installBenchCatalog();
     const key = await ns.account('acct-0');
     // An account sees only the jobs made since it was (owns() in src/api/request.ts: a deleted
@@ -238,6 +240,7 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
       const e2e = await archiveE2e(ctx, {
         url: pg.url,
         pid: pg.pid,
+        install,
         rowsOf: async (accounts) =>
           (
             await countSql.query<{ n: number }>(
