@@ -24,6 +24,11 @@ afterAll(async () => s?.stop());
 
 const IMAGE = 'genjobs/reference-image/text-to-image';
 const account = async (name: string) => (await s.r.accounts.get(name))!;
+/** Runs the admin command `genjobs -n NS …` as an operator would; rejects on a non-zero exit. */
+const genjobs = (...args: string[]) =>
+  run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, ...args], {
+    env: { ...process.env, KUBECONFIG: kubeconfigPath() },
+  });
 
 describe('the ledger on a real Account', () => {
   it('200 concurrent reservations from two writers against a balance for 57: exactly 57 succeed', async () => {
@@ -272,11 +277,7 @@ describe('the ledger on a real Account', () => {
     );
     // The admin command shows the grant the ledger holds (balance + held + spent adds up to
     // it) and why the account is not ready.
-    const shown = await run(
-      process.execPath,
-      [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, 'accounts', 'get', 'lowered'],
-      { env: { ...process.env, KUBECONFIG: kubeconfigPath() } },
-    );
+    const shown = await genjobs('accounts', 'get', 'lowered');
     const [header, row, why] = shown.stdout.trim().split('\n');
     expect(header).toBe('NAME\tPLAN\tBALANCE\tHELD\tGRANTED\tSPENT');
     expect(row).toBe('lowered\tpro\t10000\t0\t10000\t0');
@@ -301,11 +302,9 @@ describe('the ledger on a real Account', () => {
 describe('API keys', () => {
   it('create, use, scope refused, revoke, refused within 2 s; the secret is stored nowhere', async () => {
     await s.admin.createAccount({ name: 'keyed', plan: 'pro', grantMicroCents: 10_000_000 });
-    const env = { ...process.env, KUBECONFIG: kubeconfigPath() };
-    const cli = (...args: string[]) =>
-      run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, ...args], { env });
     const created = JSON.parse(
-      (await cli('keys', 'create', '--account', 'keyed', '--scopes', 'check_status', '-o', 'json')).stdout,
+      (await genjobs('keys', 'create', '--account', 'keyed', '--scopes', 'check_status', '-o', 'json'))
+        .stdout,
     );
     expect(created.key).toMatch(/^gjk_[A-Za-z0-9]{40}$/);
     const key: string = created.key;
@@ -319,7 +318,7 @@ describe('API keys', () => {
     });
     expect([submit.status, (await submit.json()).code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
 
-    await cli('keys', 'revoke', created.name);
+    await genjobs('keys', 'revoke', created.name);
     const revokedAt = Date.now();
     await eventually(
       async () =>
@@ -335,7 +334,7 @@ describe('API keys', () => {
       await s.r.accounts.listAll(),
       await s.r.jobs.listAll(),
       (await s.kube.core.listNamespacedEvent({ namespace: s.kube.namespace })).items,
-      (await cli('keys', 'list', '-o', 'json')).stdout,
+      (await genjobs('keys', 'list', '-o', 'json')).stdout,
     ]);
     expect(everything).not.toContain(secret);
     expect(logs.lines.join('\n')).not.toContain(secret);
@@ -346,27 +345,27 @@ describe('API keys', () => {
 describe('keys revoke', () => {
   it('takes the leaked key itself or its listed prefix, not only its name; an unknown one says what it looked for', async () => {
     await s.admin.createAccount({ name: 'leaky', plan: 'pro', grantMicroCents: 10_000_000 });
-    const env = { ...process.env, KUBECONFIG: kubeconfigPath() };
-    const cli = (...args: string[]) =>
-      run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, ...args], { env });
     const make = async () =>
       JSON.parse(
-        (await cli('keys', 'create', '--account', 'leaky', '--scopes', 'check_status', '-o', 'json')).stdout,
+        (await genjobs('keys', 'create', '--account', 'leaky', '--scopes', 'check_status', '-o', 'json'))
+          .stdout,
       );
     const works = async (key: string) => (await s.call('/v1/account', { key })).status === 200;
     const byKey = await make();
     const byPrefix = await make();
     await eventually(async () => (await works(byKey.key)) && works(byPrefix.key), 5_000, 'both keys cached');
 
-    expect((await cli('keys', 'revoke', byKey.key)).stdout.trim()).toBe(`API key ${byKey.name} revoked`);
-    expect((await cli('keys', 'revoke', byPrefix.prefix, '-o', 'json')).stdout).toContain(byPrefix.name);
+    expect((await genjobs('keys', 'revoke', byKey.key)).stdout.trim()).toBe(`API key ${byKey.name} revoked`);
+    expect((await genjobs('keys', 'revoke', byPrefix.prefix, '-o', 'json')).stdout).toContain(byPrefix.name);
     await eventually(async () => !(await works(byKey.key)) && !(await works(byPrefix.key)), 2_000, 'revoked');
 
-    const typo = await cli('keys', 'list', '--account', 'leakyy').catch(
+    const typo = await genjobs('keys', 'list', '--account', 'leakyy').catch(
       (e: { code: number; stderr: string }) => e,
     );
     expect(typo).toMatchObject({ code: 2, stderr: 'genjobs: account leakyy not found\n' });
-    const again = await cli('keys', 'revoke', byKey.key).catch((e: { code: number; stderr: string }) => e);
+    const again = await genjobs('keys', 'revoke', byKey.key).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(again).toMatchObject({ code: 2 });
     expect((again as { stderr: string }).stderr.trim()).toBe(
       `genjobs: no API key ${byKey.prefix}… (ApiKey ${byKey.name}): revoked already, or never made here; genjobs keys list shows each key's name and prefix`,
@@ -378,9 +377,7 @@ describe('the admin CLI', () => {
   const env = () => ({ ...process.env, KUBECONFIG: kubeconfigPath() });
   /** Runs `genjobs -n NS …`; resolves with its exit code and output, whatever the code. */
   const cli = (...args: string[]) =>
-    run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, ...args], {
-      env: env(),
-    }).then(
+    genjobs(...args).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
       (e: { code: number; stdout: string; stderr: string }) => ({
         code: e.code,
