@@ -330,19 +330,33 @@ export class JobReconciler {
   private async sayRemoved(jobId: string, job: GenerationJob, now: number, failsAt: number): Promise<void> {
     const admitted = job.status?.conditions?.find((c) => c.type === 'Admitted');
     if (admitted?.reason === 'ModelRemoved') return;
+    await this.writeCondition(jobId, job, now, {
+      type: 'Admitted',
+      status: 'False',
+      reason: 'ModelRemoved',
+      message: `model ${job.spec.model} left the catalog: the job fails MODEL_UNAVAILABLE, refunded, at ${new Date(failsAt).toISOString()} unless it comes back`,
+    });
+  }
+
+  /**
+   * Sets one condition of the job in a status write of its own (a compare-and-swap, see
+   * writeStatus). False when it was not written: someone else wrote first, or the apiserver
+   * failed (logged); the caller says it again at its next look.
+   */
+  private async writeCondition(
+    jobId: string,
+    job: GenerationJob,
+    now: number,
+    condition: { type: string; status: 'True' | 'False'; reason: string; message: string },
+  ): Promise<boolean> {
     const conditions = setCondition(
       job.status?.conditions,
-      {
-        type: 'Admitted',
-        status: 'False',
-        reason: 'ModelRemoved',
-        message: `model ${job.spec.model} left the catalog: the job fails MODEL_UNAVAILABLE, refunded, at ${new Date(failsAt).toISOString()} unless it comes back`,
-        observedGeneration: job.metadata.generation,
-      },
+      { ...condition, observedGeneration: job.metadata.generation },
       new Date(now),
     );
-    await this.writeStatus(jobId, job, { ...job.status, conditions }).catch((err: unknown) => {
-      this.d.log.warn({ jobId, err }, 'the ModelRemoved condition could not be written');
+    return this.writeStatus(jobId, job, { ...job.status, conditions }).catch((err: unknown) => {
+      this.d.log.warn({ jobId, err }, `the ${condition.type} condition (${condition.reason}) could not be written`);
+      return false;
     });
   }
 
@@ -358,20 +372,11 @@ export class JobReconciler {
     if (code !== 403 && code !== 422) return;
     const message = `the apiserver refused its worker Pod (${code}): ${apiMessage(err)}; the job waits and tries again (pending: until GENJOBS_QUEUE_TIMEOUT; a retry: for GENJOBS_POD_START_TIMEOUT, then it fails, refunded)`;
     if (this.refusedSaid.get(jobId) === message) return;
-    const conditions = setCondition(
-      job.status?.conditions,
-      {
-        type: POD_REFUSED,
-        status: 'True',
-        reason: code === 403 ? 'Forbidden' : 'Invalid',
-        message,
-        observedGeneration: job.metadata.generation,
-      },
-      new Date(now),
-    );
-    const written = await this.writeStatus(jobId, job, { ...job.status, conditions }).catch((e: unknown) => {
-      this.d.log.warn({ jobId, err: e }, 'the PodRefused condition could not be written');
-      return false;
+    const written = await this.writeCondition(jobId, job, now, {
+      type: POD_REFUSED,
+      status: 'True',
+      reason: code === 403 ? 'Forbidden' : 'Invalid',
+      message,
     });
     if (!written) return;
     this.refusedSaid.set(jobId, message);
