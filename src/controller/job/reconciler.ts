@@ -355,7 +355,10 @@ export class JobReconciler {
       new Date(now),
     );
     return this.writeStatus(jobId, job, { ...job.status, conditions }).catch((err: unknown) => {
-      this.d.log.warn({ jobId, err }, `the ${condition.type} condition (${condition.reason}) could not be written`);
+      this.d.log.warn(
+        { jobId, err },
+        `the ${condition.type} condition (${condition.reason}) could not be written`,
+      );
       return false;
     });
   }
