@@ -25,6 +25,9 @@ describe("a supervised process's log file", () => {
       logFile: '/dev/full',
     });
     expect(await proc.exited).toBe(3);
+    // The file's error comes back from the thread pool, possibly after the child's exit.
+    for (let waited = 0; lines.length === 0 && waited < 5_000; waited += 20)
+      await new Promise((r) => setTimeout(r, 20));
     expect(lines).toEqual([
       "genjobs: talker's log /dev/full cannot be written (ENOSPC: no space left on device, write); its lines are dropped until it can\n",
     ]);
