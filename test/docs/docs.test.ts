@@ -232,6 +232,8 @@ describe('the console when the event stream breaks before the job ends', () => {
           if (!cut) return void answer.pipe(res);
           let seen = '';
           answer.on('data', (chunk: Buffer) => {
+            // A chunk read before the destroy below may still be delivered: ignore it.
+            if (res.writableEnded) return;
             seen += chunk.toString();
             const end = seen.indexOf('\n\n', seen.indexOf('data:'));
             if (seen.includes('data:') && end >= 0) {
