@@ -27,7 +27,7 @@ import { createMetrics, type Metrics } from '../metrics.ts';
 import type { Resolver } from '../webhooks/address.ts';
 import { AccountEraser } from './account/erase.ts';
 import { AccountReconciler } from './account/reconciler.ts';
-import { Archiver, jobKey, RETENTION_KEY, uploadKey } from './archive/archiver.ts';
+import { ARCHIVE_CONCURRENCY, Archiver, jobKey, RETENTION_KEY, uploadKey } from './archive/archiver.ts';
 import { Retention } from './archive/retention.ts';
 import { healthServer } from './health.ts';
 import { Admission } from './job/admission.ts';
@@ -220,7 +220,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   const archiveQueue = kindQueue({
     ...common,
     kind: 'Archive',
-    concurrency: 16,
+    concurrency: ARCHIVE_CONCURRENCY,
     clock,
     reconcile: async (key) => archiver?.reconcile(key),
     all: () =>
@@ -255,7 +255,9 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     catalogRemovalGraceMs: config.GENJOBS_CATALOG_REMOVAL_GRACE,
     admission,
     blob: blob.store,
-    archived: archive ? async (id) => (await archive.getRecord(id)) !== undefined : undefined,
+    archived: archive
+      ? async (id) => archiver?.deletedArchived(id) || (await archive.getRecord(id)) !== undefined
+      : undefined,
     archivedJob: archive ? (id) => archive.getJob(id) : undefined,
     events,
     metrics,

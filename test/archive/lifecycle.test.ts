@@ -123,6 +123,18 @@ describe('a finished job moves from etcd to the archive', () => {
     expect([res.status, (await res.json()).code]).toEqual([400, 'VALIDATION_ERROR']);
   });
 
+  it('an archived job deleted by hand (not by the archiver) keeps its files: the controller asks the archive', async () => {
+    const { jobId } = await (await submit()).json();
+    const output = JSON.parse(await finished(jobId)).output as string;
+    await eventually(() => archive.getJob(jobId), 20_000, 'the upsert');
+    await s.r.jobs.delete(jobId);
+    // The controller sees it go and keeps its files, since the archive holds its record (the
+    // same delete with none takes them: e2e/jobs.test.ts).
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await fetch(output)).status).toBe(200);
+    expect((await s.call(`/v1/jobs/${jobId}`, { key })).status).toBe(200);
+  });
+
   it('is archived before its resource goes, reads back byte for byte, and its Idempotency-Key still replays', async () => {
     const res = await submit('lighthouse-1');
     const { jobId } = await res.json();
