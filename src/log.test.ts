@@ -61,4 +61,55 @@ describe('createLogger', () => {
       closeSync(full);
     }
   });
+
+  it('writes a lone line within a moment though it fills no buffer, and every line before an exit', async () => {
+    const { spawn } = await import('node:child_process');
+    const logTs = JSON.stringify(new URL('./log.ts', import.meta.url).pathname);
+    // One line, then a process that keeps running: only the periodic flush writes it.
+    const idle = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createLogger } from ${logTs};
+        createLogger('api').info('listening'); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no line within 5 s')), 5_000);
+        idle.stdout?.once('data', (c) => {
+          clearTimeout(timer);
+          resolve(String(c));
+        });
+      });
+      expect(JSON.parse(first)).toMatchObject({ component: 'api', msg: 'listening' });
+    } finally {
+      idle.kill();
+    }
+    // Lines still gathered when the process exits go out with it.
+    const exiting = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createLogger } from ${logTs};
+        const log = createLogger('worker'); for (let i = 0; i < 50; i++) log.info({ i }, 'a line'); process.exit(3);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    exiting.stdout?.on('data', (c) => {
+      out += String(c);
+    });
+    const code = await new Promise((r) => exiting.on('close', r));
+    expect(code).toBe(3);
+    expect(
+      out
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { i: number }).i),
+    ).toEqual(Array.from({ length: 50 }, (_, i) => i));
+  });
 });
