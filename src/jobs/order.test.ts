@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { GenerationJob } from '../k8s/types.ts';
 import { SUBMITTED_AT_ANNOTATION } from './labels.ts';
 import { AdmissionQueue, admissionOrder, FairQueue, type QueuedFor, queuedOf } from './order.ts';
@@ -123,7 +123,8 @@ describe('fair queue: accounts take turns', () => {
       const expected = [...items]
         .sort((x, y) => turn(x) - turn(y) || admissionOrder(x, y))
         .map((e) => e.name);
-      // Positions before the order is made (a search per account), then in it.
+      // Positions as they come (a search per account until they have walked as many
+      // accounts as there are jobs, then in the order that makes), then in the order.
       expect(items.map((e) => q.position(e))).toEqual(items.map((e) => expected.indexOf(e.name)));
       expect(q.order().map((e) => e.name)).toEqual(expected);
       expect(items.map((e) => q.position(e))).toEqual(items.map((e) => expected.indexOf(e.name)));
@@ -137,5 +138,25 @@ describe('fair queue: accounts take turns', () => {
       q.put(late);
       expect(q.order().findIndex((e) => e.name === 'late')).toBe(at);
     }
+  });
+
+  it('makes the order once reads of an unchanged queue have walked as many accounts as it has jobs', () => {
+    const q = new FairQueue<QueuedFor>();
+    const items = Array.from({ length: 40 }, (_, i) => entry(`a${i % 20}`, `j${i}`, i));
+    for (const e of items) q.put(e);
+    const order = vi.spyOn(q, 'order');
+    // 20 accounts a walk: the second position has walked 40, the third 60 > 40 jobs.
+    const asked = items.slice(0, 2).map((e) => q.position(e));
+    expect(order).not.toHaveBeenCalled();
+    const positions = items.map((e) => q.position(e));
+    expect(order).toHaveBeenCalledTimes(1);
+    expect(positions.slice(0, 2)).toEqual(asked);
+    expect(positions).toEqual(items.map((e) => q.order().indexOf(e)));
+    // A change starts the count again: a submit's one answer walks, it does not order.
+    order.mockClear();
+    const late = entry('a3', 'late', 99);
+    q.put(late);
+    expect(q.position(late)).toBe(q.length - 1);
+    expect(order).not.toHaveBeenCalled();
   });
 });
