@@ -28,8 +28,9 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
   // for ever, so the process would never end).
   let failing = false;
   let said = false;
-  out.on('write', () => {
-    failing = false;
+  out.on('write', (bytes: number) => {
+    // The periodic flush of an empty buffer writes nothing, and says nothing of the disk.
+    if (bytes > 0) failing = false;
   });
   out.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') return; // a closed pipe: pino's own handler stops writing
