@@ -226,9 +226,8 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
         const res = await on.client.call('GET', `/v1/jobs?limit=50&cursor=${cursors[i % cursors.length]}`, {
           key,
         });
-        // Every answer's status, and one page in 16 read whole: parsing each 100 KB page cost
-        // the load generator ~0.15 ms (a GET's whole cost) of the two cores the api and
-        // PostgreSQL are measured on.
+        // Every answer's status, and one page in 16 read whole: the load generator's parsing
+        // of each page ran on the two cores the api and PostgreSQL are measured on.
         const full = i % 16 === 0;
         if (res.status !== 200 || (full && (JSON.parse(res.body) as { jobs: unknown[] }).jobs.length !== 50))
           throw new Error(`list: ${res.status} ${res.body.slice(0, 200)}`);
