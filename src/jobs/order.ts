@@ -174,7 +174,10 @@ export class FairQueue<T extends QueuedFor> {
    */
   position(item: QueuedFor): number {
     const turn = this.turnOf(item);
-    if (!this.ordered && (this.walked += this.accounts.size) > this.count) this.order();
+    if (!this.ordered) {
+      this.walked += this.accounts.size;
+      if (this.walked > this.count) this.order();
+    }
     if (this.ordered) {
       const ordered = this.ordered;
       let lo = 0;
