@@ -25,10 +25,12 @@ afterAll(async () => s?.stop());
 const IMAGE = 'genjobs/reference-image/text-to-image';
 const account = async (name: string) => (await s.r.accounts.get(name))!;
 /** Runs the admin command `genjobs -n NS …` as an operator would; rejects on a non-zero exit. */
-const genjobs = (...args: string[]) =>
-  run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', s.kube.namespace, ...args], {
+const genjobsIn = (namespace: string, ...args: string[]) =>
+  run(process.execPath, [`${REPO_ROOT}bin/genjobs.js`, '-n', namespace, ...args], {
     env: { ...process.env, KUBECONFIG: kubeconfigPath() },
   });
+/** The same in the test's namespace. */
+const genjobs = (...args: string[]) => genjobsIn(s.kube.namespace, ...args);
 
 describe('the ledger on a real Account', () => {
   it('200 concurrent reservations from two writers against a balance for 57: exactly 57 succeed', async () => {
@@ -374,7 +376,6 @@ describe('keys revoke', () => {
 });
 
 describe('the admin CLI', () => {
-  const env = () => ({ ...process.env, KUBECONFIG: kubeconfigPath() });
   /** Runs `genjobs -n NS …`; resolves with its exit code and output, whatever the code. */
   const cli = (...args: string[]) =>
     genjobs(...args).then(
@@ -467,13 +468,7 @@ describe('the admin CLI', () => {
     const here = await cli('accounts', 'list');
     expect(here.code).toBe(0);
     expect(here.stderr).not.toMatch(/warning/);
-    const elsewhere = await run(
-      process.execPath,
-      [`${REPO_ROOT}bin/genjobs.js`, '-n', 'default', 'accounts', 'list'],
-      {
-        env: env(),
-      },
-    );
+    const elsewhere = await genjobsIn('default', 'accounts', 'list');
     expect(elsewhere.stderr).toMatch(
       /warning: namespace default has no genjobs catalog: is the service installed here\?/,
     );
