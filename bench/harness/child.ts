@@ -1,6 +1,6 @@
 /**
  * Entrypoint of one service part the benchmark runs in its own process: `api`,
- * `controller` or `agent` (the dev node agent). Started by procs.ts with `--expose-gc` and
+ * `controller`, `agent` (the dev node agent) or `forwarder` (forwarder.ts). Started by procs.ts with `--expose-gc` and
  * an IPC channel, so the parent can ask for heap figures after a full collection, and so
  * the part stops by itself when the parent goes away (even killed), leaving nothing behind.
  *
@@ -13,6 +13,7 @@ import { startController } from '../../src/controller/main.ts';
 import { genjobsCommandMap, NodeAgent } from '../../src/dev/nodeagent.ts';
 import { fromKubeConfig, loadKubeConfig } from '../../src/k8s/client.ts';
 import { createLogger } from '../../src/log.ts';
+import { startForwarder } from './forwarder.ts';
 import type { ChildMemory, ParentMessage } from './protocol.ts';
 
 const role = process.argv[2];
@@ -37,8 +38,10 @@ async function start(): Promise<{ url: string; stop(): Promise<void> }> {
       await agent.start();
       return { url: '', stop: () => agent.stop() };
     }
+    case 'forwarder':
+      return startForwarder(kube, env.HOST ?? '127.0.0.1');
     default:
-      throw new Error(`unknown role ${role}: api, controller or agent`);
+      throw new Error(`unknown role ${role}: api, controller, agent or forwarder`);
   }
 }
 

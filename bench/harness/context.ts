@@ -140,6 +140,12 @@ export class BenchNamespace {
     return { proc, client };
   }
 
+  /** The floor under any api (forwarder.ts) on this namespace, with a client. */
+  async startForwarder(): Promise<{ proc: ServiceProcess; client: ApiClient }> {
+    const proc = await startService('forwarder', await this.env({}), this.logFile('forwarder'));
+    return { proc, client: new ApiClient(proc.url) };
+  }
+
   async startController(extra: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
     return startService('controller', await this.env(extra), this.logFile('controller'));
   }

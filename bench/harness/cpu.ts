@@ -15,6 +15,7 @@ export type CpuProcess =
   | 'kube-controller-manager'
   | 'node agent'
   | 'postgres'
+  | 'forwarder'
   | 'bench';
 
 export type Pids = Partial<Record<CpuProcess, number>>;

@@ -59,7 +59,7 @@ export interface ServiceProcess {
  * `logFile`, and resolves once the part is serving (caches synced).
  */
 export async function startService(
-  role: 'api' | 'controller' | 'agent',
+  role: 'api' | 'controller' | 'agent' | 'forwarder',
   env: NodeJS.ProcessEnv,
   logFile: string,
   timeoutMs = 120_000,

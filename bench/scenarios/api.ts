@@ -38,6 +38,12 @@ export interface ApiScenarioResult {
   raw: WriteLevel[];
   submitSpread8: WriteLevel[];
   submitOneAccount: WriteLevel[];
+  /**
+   * The floor (bench/harness/forwarder.ts): a server that makes one create per request and
+   * does nothing else, compared with raw creates like a submit. Its ratio bounds any api's
+   * on cores it shares with the load generator and the apiserver.
+   */
+  forwarder: WriteLevel[];
   reads: ReadLevel[];
 }
 
@@ -68,6 +74,11 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
   const ns = await BenchNamespace.create(ctx, 'bench-api');
   await ns.installBenchCatalog();
   const { proc, client } = await ns.startApi();
+  const forwarder = await ns.startForwarder().catch(async (err: unknown) => {
+    client.close();
+    await proc.stop();
+    throw err;
+  });
   try {
     await waitForModel(client, PAUSED_MODEL);
     const levels: Array<[number, number]> = ctx.quick
@@ -87,6 +98,7 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
       raw: [],
       submitSpread8: [],
       submitOneAccount: [],
+      forwarder: [],
       reads: [],
     };
     const readable: Array<{ jobId: string; key: string }> = [];
@@ -98,7 +110,10 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
       return answer.jobId;
     };
     const warmOf = (c: number) => Math.min(2 * c, 128);
-    const pids = { ...basePids(ctx.cluster.cp), api: proc.pid };
+    const pids = { ...basePids(ctx.cluster.cp), api: proc.pid, forwarder: forwarder.proc.pid };
+    const forward = async () => {
+      await forwarder.client.ok('POST', '/v1/jobs/submit', { json: { model: PAUSED_MODEL, input: INPUT } });
+    };
     const measure = async (c: number, n: number, op: (i: number) => Promise<void>) => {
       await closedLoop(c, warmOf(c), op);
       const before = await cpuSnapshot(pids);
@@ -114,6 +129,7 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
     const warm = await AccountRotation.create(ns, 'warm', 8, jitWarm);
     await closedLoop(16, jitWarm, async () => void (await ns.r.jobs.create(rawBody())));
     await closedLoop(16, jitWarm, async () => void (await submit(warm.take())));
+    await closedLoop(16, jitWarm, forward);
 
     // Interleaved per concurrency, so raw and submit see the same cluster state (object
     // counts, cache sizes, etcd size) as far as possible.
@@ -125,6 +141,7 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
       await sleep(1000);
       const raw = await measure(c, n, async () => void (await ns.r.jobs.create(rawBody())));
       result.raw.push(raw);
+      if (c > 1) result.forwarder.push(compare(await measure(c, n, forward), raw));
       result.submitSpread8.push(
         compare(
           await measure(c, n, async () => {
@@ -173,6 +190,8 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
     return result;
   } finally {
     client.close();
+    forwarder.client.close();
+    await forwarder.proc.stop();
     await proc.stop();
   }
 }
