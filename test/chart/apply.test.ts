@@ -200,6 +200,27 @@ describe('NOTES on Secrets the values name', () => {
     ).toEqual([]);
     // A namespace helm --create-namespace has yet to make: nothing there to look at, so no word.
     expect(warnings(await notes(values, `${ns}-new`))).toEqual([]);
+
+    // The bundled server reading the Secret too: without the superuser's password a new data
+    // directory is not initialized (the service's role and the url are there).
+    const bundled = { archive: { postgres: { bundled: true, existingSecret: 'pg-bundled' } } };
+    const made = await kubectl(kubeconfig, [
+      ...['-n', ns, 'create', 'secret', 'generic', 'pg-bundled'],
+      ...[
+        '--from-literal=url=postgres://genjobs:x@genjobs-postgres:5432/genjobs',
+        '--from-literal=password=x',
+      ],
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    expect(warnings(await notes(bundled))).toEqual([
+      'WARNING: Secret pg-bundled (archive.postgres.existingSecret) has no key adminPassword, the',
+    ]);
+    const patched = await kubectl(kubeconfig, [
+      ...['-n', ns, 'patch', 'secret', 'pg-bundled', '--type=merge'],
+      ...['-p', JSON.stringify({ stringData: { adminPassword: 'y' } })],
+    ]);
+    expect(patched.code, patched.stderr).toBe(0);
+    expect(warnings(await notes(bundled))).toEqual([]);
   });
 });
 
