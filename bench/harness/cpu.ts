@@ -89,6 +89,18 @@ async function descendants(pid: number): Promise<number[]> {
   return all;
 }
 
+/** The CPU of several pieces of work (rounds of one measurement), per item of them all. */
+export function sumCpu(parts: readonly CpuUse[], items: number): CpuUse {
+  const seconds: CpuSnapshot = {};
+  for (const p of parts) {
+    for (const [name, s] of Object.entries(p.seconds) as Array<[CpuProcess, number]>) {
+      seconds[name] = (seconds[name] ?? 0) + s;
+    }
+  }
+  const zero = Object.fromEntries(Object.keys(seconds).map((k) => [k, 0])) as CpuSnapshot;
+  return cpuUse(zero, seconds, items);
+}
+
 export function cpuUse(before: CpuSnapshot, after: CpuSnapshot, items: number): CpuUse {
   const use: CpuUse = { seconds: {}, msPerItem: {}, totalMsPerItem: 0 };
   for (const [name, seconds] of Object.entries(after) as Array<[CpuProcess, number]>) {

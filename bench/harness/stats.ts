@@ -60,6 +60,16 @@ export async function closedLoop(
   op: (i: number) => Promise<void>,
   maxSeconds = Number.POSITIVE_INFINITY,
 ): Promise<LoadResult> {
+  return (await timedLoop(concurrency, count, op, maxSeconds)).result;
+}
+
+/** {@link closedLoop}, with each operation's time in ms, so several loads can be told as one ({@link mergeLoads}). */
+export async function timedLoop(
+  concurrency: number,
+  count: number,
+  op: (i: number) => Promise<void>,
+  maxSeconds = Number.POSITIVE_INFINITY,
+): Promise<{ result: LoadResult; samples: number[] }> {
   const samples: number[] = [];
   let next = 0;
   let failed = 0;
@@ -86,7 +96,22 @@ export async function closedLoop(
     throw new Error(`${failed} of ${samples.length} operations failed; first: ${describe(firstError)}`);
   }
   return {
-    concurrency,
+    result: {
+      concurrency,
+      seconds: round(seconds, 3),
+      perSecond: round(samples.length / seconds, 1),
+      ...latency(samples),
+    },
+    samples,
+  };
+}
+
+/** Loads run apart (rounds of one measurement) as one: operations over their summed time, latency over every sample. */
+export function mergeLoads(parts: ReadonlyArray<{ result: LoadResult; samples: number[] }>): LoadResult {
+  const seconds = parts.reduce((a, p) => a + p.result.seconds, 0);
+  const samples = parts.flatMap((p) => p.samples);
+  return {
+    concurrency: parts[0]?.result.concurrency ?? 0,
     seconds: round(seconds, 3),
     perSecond: round(samples.length / seconds, 1),
     ...latency(samples),

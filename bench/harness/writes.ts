@@ -118,6 +118,30 @@ export function perItem(
   };
 }
 
+/** The writes of several pieces of work, added up. */
+export function sumWrites(parts: readonly WriteCounts[]): WriteCounts {
+  const add = (into: Record<string, number>, from: Record<string, number>) => {
+    for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+  };
+  const sum: WriteCounts = {
+    total: 0,
+    byResource: {},
+    conflicts: 0,
+    conflictsByResource: {},
+    errors: 0,
+    errorsByResource: {},
+  };
+  for (const w of parts) {
+    sum.total += w.total;
+    sum.conflicts += w.conflicts;
+    sum.errors += w.errors;
+    add(sum.byResource, w.byResource);
+    add(sum.conflictsByResource, w.conflictsByResource);
+    add(sum.errorsByResource, w.errorsByResource);
+  }
+  return sum;
+}
+
 /** Writes that are the node's or the control plane's own housekeeping, not the work measured. */
 export function isHousekeeping(resourceVerb: string): boolean {
   return /^(leases|nodes\/status|nodes) /.test(resourceVerb);
