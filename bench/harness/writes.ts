@@ -53,15 +53,17 @@ export function parseRequestCounts(metrics: string): RequestCounts {
   return counts;
 }
 
+const noWrites = (): WriteCounts => ({
+  total: 0,
+  byResource: {},
+  conflicts: 0,
+  conflictsByResource: {},
+  errors: 0,
+  errorsByResource: {},
+});
+
 export function writesBetween(before: RequestCounts, after: RequestCounts): WriteCounts {
-  const result: WriteCounts = {
-    total: 0,
-    byResource: {},
-    conflicts: 0,
-    conflictsByResource: {},
-    errors: 0,
-    errorsByResource: {},
-  };
+  const result = noWrites();
   for (const [resource, byVerb] of after) {
     for (const [verb, byCode] of byVerb) {
       if (!WRITE_VERBS.has(verb)) continue;
@@ -123,14 +125,7 @@ export function sumWrites(parts: readonly WriteCounts[]): WriteCounts {
   const add = (into: Record<string, number>, from: Record<string, number>) => {
     for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
   };
-  const sum: WriteCounts = {
-    total: 0,
-    byResource: {},
-    conflicts: 0,
-    conflictsByResource: {},
-    errors: 0,
-    errorsByResource: {},
-  };
+  const sum = noWrites();
   for (const w of parts) {
     sum.total += w.total;
     sum.conflicts += w.conflicts;
