@@ -140,6 +140,7 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
     // namespace ran 838/s in an experiment's first round and 648/s after 24,000 more. A load
     // always measured after another would count that against itself.
     for (const [c, n] of levels) {
+      // The submits' accounts (spread, one) are made below, as many as the rounds take.
       const loads: Array<[string, (i: number) => Promise<void>]> = [
         ['raw', async () => void (await ns.r.jobs.create(rawBody()))],
         ...(c > 1 ? [['floor', forward] as [string, () => Promise<void>]] : []),
