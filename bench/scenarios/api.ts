@@ -164,11 +164,11 @@ export async function apiScenarios(ctx: BenchContext): Promise<ApiScenarioResult
       const one = await AccountRotation.create(ns, `s1-c${c}`, 1, submits);
       // The api's caches see the new accounts and keys before the clock starts.
       await sleep(1000);
-      const parts = new Map<string, Array<Awaited<ReturnType<typeof round>>>>();
+      const parts = new Map(loads.map(([name]) => [name, [] as Array<Awaited<ReturnType<typeof round>>>]));
       for (let r = 0; r < rounds; r++) {
         for (let k = 0; k < loads.length; k++) {
           const [name, op] = loads[(k + r) % loads.length]!;
-          parts.set(name, [...(parts.get(name) ?? []), await round(c, perRound, op, cap / rounds)]);
+          parts.get(name)!.push(await round(c, perRound, op, cap / rounds));
         }
       }
       const merged = (name: string) => {

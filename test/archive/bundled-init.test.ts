@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres, postgresBinDir } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
-import { find, helm, render } from '../chart/helm.ts';
+import { envOf, find, helm, render } from '../chart/helm.ts';
 import { finishedJob } from './fixtures.ts';
 
 const run = promisify(execFile);
@@ -33,14 +33,9 @@ describe('chart: the bundled PostgreSQL gives the service a role of its own, not
 
   it('its role logs in with the Secret password only, migrates and archives, and may do nothing beyond its database', async () => {
     const { objects } = await render();
-    const sts = find(objects, 'StatefulSet', 'genjobs-postgres').spec.template.spec;
-    const env = Object.fromEntries(
-      (sts.containers[0].env as Array<{ name: string; value?: string; valueFrom?: unknown }>).map((e) => [
-        e.name,
-        e.value ?? e.valueFrom,
-      ]),
-    );
-    expect(env).toMatchObject({
+    const statefulSet = find(objects, 'StatefulSet', 'genjobs-postgres');
+    const sts = statefulSet.spec.template.spec;
+    expect(envOf(statefulSet)).toMatchObject({
       POSTGRES_USER: 'postgres',
       POSTGRES_PASSWORD: { secretKeyRef: { name: 'genjobs-archive', key: 'adminPassword' } },
       GENJOBS_DB_PASSWORD: { secretKeyRef: { name: 'genjobs-archive', key: 'password' } },
