@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kube } from '../k8s/client.ts';
@@ -83,6 +83,8 @@ export class NodeAgent {
   private readonly node: NodeOptions;
   private since = new Date();
   private dirs = { logDir: '', workDir: '' };
+  /** The temp dir made for logs or Pods' files not given in the options; removed on stop. */
+  private tempBase = '';
 
   constructor(kube: Kube, options: NodeAgentOptions) {
     this.kube = options.namespace ? { ...kube, namespace: options.namespace } : kube;
@@ -155,6 +157,7 @@ export class NodeAgent {
     await this.queue.shutdown();
     await this.pods?.stop();
     await this.kubelet?.stopAll();
+    if (this.tempBase) await rm(this.tempBase, { recursive: true, force: true });
     this.log.info('dev node agent stopped');
   }
 
@@ -177,6 +180,7 @@ export class NodeAgent {
 
   private async makeDirs(): Promise<{ logDir: string; workDir: string }> {
     const base = this.opts.logDir && this.opts.workDir ? '' : await mkdtemp(join(tmpdir(), 'genjobs-node-'));
+    this.tempBase = base;
     const logDir = this.opts.logDir ?? join(base, 'logs');
     const workDir = this.opts.workDir ?? join(base, 'pods');
     await mkdir(logDir, { recursive: true });

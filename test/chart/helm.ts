@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -65,11 +65,16 @@ export function helm(): Promise<string> {
   return helmPath;
 }
 
-async function valuesFile(values: object): Promise<string> {
+/** Runs helm with the values written to a file of their own, removed when helm is done. */
+async function withValues<T>(values: object, use: (file: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'genjobs-values-'));
-  const file = join(dir, 'values.yaml');
-  await writeFile(file, stringify(values));
-  return file;
+  try {
+    const file = join(dir, 'values.yaml');
+    await writeFile(file, stringify(values));
+    return await use(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 export interface RenderOptions {
@@ -79,17 +84,20 @@ export interface RenderOptions {
 
 /** `helm template` of the chart with the values; its exit code and output. */
 export async function template(values: object = {}, o: RenderOptions = {}): Promise<Run> {
-  return run(await helm(), [
-    'template',
-    o.release ?? 'genjobs',
-    CHART,
-    '--namespace',
-    o.namespace ?? 'genjobs',
-    '--kube-version',
-    KUBE_VERSION,
-    '--values',
-    await valuesFile(values),
-  ]);
+  const bin = await helm();
+  return withValues(values, (file) =>
+    run(bin, [
+      'template',
+      o.release ?? 'genjobs',
+      CHART,
+      '--namespace',
+      o.namespace ?? 'genjobs',
+      '--kube-version',
+      KUBE_VERSION,
+      '--values',
+      file,
+    ]),
+  );
 }
 
 /**
@@ -101,32 +109,30 @@ export async function installDryRun(
   values: object = {},
   o: RenderOptions = {},
 ): Promise<Run & { notes: string }> {
-  const r = await run(await helm(), [
-    'install',
-    o.release ?? 'genjobs',
-    CHART,
-    '--namespace',
-    o.namespace ?? 'genjobs',
-    '--dry-run=server',
-    '--kubeconfig',
-    kubeconfig,
-    '--values',
-    await valuesFile(values),
-  ]);
+  const bin = await helm();
+  const r = await withValues(values, (file) =>
+    run(bin, [
+      'install',
+      o.release ?? 'genjobs',
+      CHART,
+      '--namespace',
+      o.namespace ?? 'genjobs',
+      '--dry-run=server',
+      '--kubeconfig',
+      kubeconfig,
+      '--values',
+      file,
+    ]),
+  );
   return { ...r, notes: r.stdout.split('\nNOTES:\n')[1] ?? '' };
 }
 
 /** `helm lint --strict` of the chart with the values. */
 export async function lint(values: object = {}): Promise<Run> {
-  return run(await helm(), [
-    'lint',
-    '--strict',
-    CHART,
-    '--kube-version',
-    KUBE_VERSION,
-    '--values',
-    await valuesFile(values),
-  ]);
+  const bin = await helm();
+  return withValues(values, (file) =>
+    run(bin, ['lint', '--strict', CHART, '--kube-version', KUBE_VERSION, '--values', file]),
+  );
 }
 
 /** Renders and parses; fails the test with helm's message when rendering fails. */

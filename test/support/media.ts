@@ -1,21 +1,21 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { onTestFinished } from 'vitest';
 
 const run = promisify(execFile);
 
-/** Downloads a URL to a temporary file and returns its path and the response's content type. */
+/** Downloads a URL to a temporary file (removed when the test ends) and returns its path and the response's content type. */
 export async function download(url: string): Promise<{ path: string; contentType: string; bytes: Buffer }> {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`GET ${url} answered ${res.status}`);
   const bytes = Buffer.from(await res.arrayBuffer());
-  const path = join(
-    await mkdtemp(join(tmpdir(), 'genjobs-dl-')),
-    new URL(url).pathname.split('/').pop() ?? 'file',
-  );
+  const dir = await mkdtemp(join(tmpdir(), 'genjobs-dl-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, new URL(url).pathname.split('/').pop() ?? 'file');
   await writeFile(path, bytes);
   return { path, contentType: res.headers.get('content-type') ?? '', bytes };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -90,7 +90,10 @@ export async function startTestApi(
         body: json !== undefined ? JSON.stringify(json) : rest.body,
       });
     },
-    stop: () => api.stop(),
+    async stop() {
+      await api.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }
 
