@@ -17,6 +17,7 @@ import { PROBE_JOB } from '../k8s/health.ts';
 import type { InformerStats } from '../k8s/informer.ts';
 import { LeaderElector } from '../k8s/leader.ts';
 import { podInformer } from '../k8s/pods.ts';
+import { resourceQuotaInformer } from '../k8s/quotas.ts';
 import { resources } from '../k8s/resources.ts';
 import { type Account, type GenerationJob, isTerminal, JOB_PHASES, type Upload } from '../k8s/types.ts';
 import { type Clock, systemClock, type WorkQueueStats } from '../k8s/workqueue.ts';
@@ -106,6 +107,8 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     .join(',');
   const pods = podInformer(kube, { labelSelector: managed, log: log.child({ informer: 'pods' }) });
   pods.addIndex('job', (p) => [p.metadata?.labels?.[JOB_LABEL] ?? '']);
+  // Not needed to be ready: only a shortcut for jobs a full quota refused (see below).
+  const quotas = resourceQuotaInformer(kube, log.child({ informer: 'resourcequotas' }));
   const events = new EventRecorder(kube, 'genjobs-controller', log);
   // Both results from 0, as the api's: its catalog is built from the same ConfigMaps.
   for (const result of ['ok', 'error']) metrics.catalogReloads.inc({ result }, 0);
@@ -371,6 +374,19 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     // A finished job is archived once its Pods have stopped.
     if (archiver && isTerminal(jobs.get(job)?.status?.phase)) archiveQueue.queue.add(jobKey(job));
   });
+  // A worker Pod a full ResourceQuota refused fits once the quota's usage falls (a Pod of
+  // the namespace finished or went) or its limits rise: its job tries again then, not only
+  // when its key's backoff (up to 5 minutes) comes round.
+  quotas.on((type, quota) => {
+    if (type === 'add') return;
+    const waiting = [...jobReconciler.podRefused()];
+    if (waiting.length === 0) return;
+    log.info(
+      { quota: quota.metadata?.name, change: type, jobs: waiting.length },
+      'a ResourceQuota changed; jobs whose worker Pod it refused try again',
+    );
+    for (const jobId of waiting) jobQueue.queue.add(jobId);
+  });
   accounts.on((_type, account) => {
     accountQueue.queue.add(account.metadata.name ?? '');
     for (const key of archiver?.waitingOn(account.metadata.name ?? '') ?? []) archiveQueue.queue.add(key);
@@ -409,6 +425,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
         Account: accounts.stats(),
         Upload: uploads.stats(),
         Pod: pods.stats(),
+        ResourceQuota: quotas.stats(),
       },
       // Per model with jobs: a model with free slots and jobs waiting is stuck.
       admission: Object.fromEntries(
@@ -418,7 +435,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       ),
     }),
   });
-  await Promise.all([...informers.map((i) => i.start()), catalog.start()]);
+  await Promise.all([...informers.map((i) => i.start()), catalog.start(), quotas.start()]);
   await Promise.all(informers.map((i) => i.waitForSync()));
 
   const lead = () => {
@@ -463,7 +480,7 @@ export async function startController(deps: ControllerDependencies): Promise<Run
       await ledger.flush();
       await elector?.stop();
       await health.close();
-      await Promise.all([...informers.map((i) => i.stop()), catalog.stop()]);
+      await Promise.all([...informers.map((i) => i.stop()), catalog.stop(), quotas.stop()]);
       if (!deps.archive) await archive?.close();
     },
   };

@@ -419,6 +419,8 @@ describe('RBAC of the rendered Roles, asked of the apiserver', () => {
     ['update', 'accounts.genjobs.io', false],
     ['get', 'apikeys.genjobs.io', false],
     ['get', 'pods', false],
+    ['watch', 'resourcequotas', true],
+    ['update', 'resourcequotas', false],
     ['create', 'leases.coordination.k8s.io', true],
     ['update', 'leases.coordination.k8s.io/genjobs-controller', true],
     ['update', 'leases.coordination.k8s.io/someone-else', false],

@@ -348,6 +348,7 @@ describe('RBAC', () => {
       'generationjobs/finalizers': ['update'],
       pods: ['create', 'delete', 'list', 'watch'],
       configmaps: ['list', 'watch'],
+      resourcequotas: ['list', 'watch'],
       events: ['create'],
       leases: ['create', 'get', 'update'],
     };

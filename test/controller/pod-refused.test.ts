@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MERGE_PATCH } from '../../src/k8s/client.ts';
 import { eventually } from '../support/cluster.ts';
+import { memoryLogger } from '../support/service.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
 let s: TestStack;
+const logged = memoryLogger();
 beforeAll(async () => {
-  s = await startTestStack('pod-refused');
+  s = await startTestStack('pod-refused', { logger: logged.log });
 });
 afterAll(async () => {
   await s?.stop();
@@ -105,3 +107,60 @@ it('a worker Pod the apiserver refuses (a ResourceQuota) is said once on the job
     reason: 'PodCreated',
   });
 });
+
+it('a job a full quota refused tries again as soon as the quota has room, not when its backoff comes round', async () => {
+  const quota = 'worker-pods-full';
+  const setUsed = (used: string) =>
+    s.kube.core.patchNamespacedResourceQuotaStatus(
+      {
+        name: quota,
+        namespace: s.kube.namespace,
+        body: { status: { hard: { pods: '1' }, used: { pods: used } } },
+      },
+      MERGE_PATCH,
+    );
+  await s.kube.core.createNamespacedResourceQuota({
+    namespace: s.kube.namespace,
+    body: { metadata: { name: quota }, spec: { hard: { pods: '1' } } },
+  });
+  await setUsed('1');
+  const key = await s.account({ name: 'bravo' });
+  const res = await s.call('/v1/jobs/submit', {
+    method: 'POST',
+    key,
+    json: { model: 'genjobs/reference-image/text-to-image', input: { prompt: 'waits for room' } },
+  });
+  const { jobId } = (await res.json()) as { jobId: string };
+  await eventually(async () => {
+    const job = await s.r.jobs.get(jobId);
+    return job?.status?.conditions?.some((c) => c.type === 'PodRefused' && c.status === 'True');
+  }, 20_000);
+  // Refused again and again meanwhile, its key's backoff (5 ms doubling per refusal) grows past
+  // 20 s: after 25 s its next try is about 16 s away, longer than the wait below.
+  await new Promise((r) => setTimeout(r, 25_000));
+  const podsOf = async () =>
+    (
+      await s.kube.core.listNamespacedPod({
+        namespace: s.kube.namespace,
+        labelSelector: `genjobs.io/job=${jobId}`,
+      })
+    ).items;
+  expect(await podsOf()).toHaveLength(0);
+
+  // What the quota controller writes when a Pod of the namespace has gone.
+  const mark = logged.lines.length;
+  await setUsed('0');
+  await eventually(async () => (await podsOf()).length > 0, 10_000, 'its worker Pod');
+  const wake = logged.lines
+    .slice(mark)
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => String(l.msg).startsWith('a ResourceQuota changed'));
+  expect(wake).toMatchObject({ quota, change: 'update' });
+  expect(wake?.jobs).toBeGreaterThanOrEqual(1);
+  await s.kube.core.deleteNamespacedResourceQuota({ name: quota, namespace: s.kube.namespace });
+  await eventually(
+    async () => (await s.r.jobs.get(jobId))?.status?.phase === 'completed',
+    120_000,
+    'the job run',
+  );
+}, 180_000);

@@ -221,7 +221,8 @@ describe('presign, upload, read', () => {
   it('a PUT after its Upload was deleted is refused: no file comes back that nothing would delete', async () => {
     const data = await presigned();
     await svc.r.uploads.delete(data.fileId);
-    await eventually(async () => (await svc.r.uploads.get(data.fileId)) === undefined);
+    // Gone from the api's cache too (a GET answers from it), not only from etcd.
+    await eventually(async () => (await call(`/v1/uploads/${data.fileId}`, { key })).status === 404);
     const res = await rawPut(data.uploadUrl, Buffer.from('late'), { 'content-type': 'image/png' });
     expect(res.status).toBe(403);
     expect(JSON.parse(res.body)).toMatchObject({ code: 'SIGNATURE_INVALID', detail: /no longer exists/ });

@@ -126,6 +126,11 @@ export class JobReconciler {
     });
   }
 
+  /** Jobs whose worker Pod the apiserver refused, waiting to try again. */
+  podRefused(): Iterable<string> {
+    return this.refusedSaid.keys();
+  }
+
   async reconcile(jobId: string): Promise<HandlerResult | undefined> {
     const d = this.d;
     const cached = d.jobCache.get(jobId);
