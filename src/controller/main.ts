@@ -376,7 +376,9 @@ export async function startController(deps: ControllerDependencies): Promise<Run
   });
   // A worker Pod a full ResourceQuota refused fits once the quota's usage falls (a Pod of
   // the namespace finished or went) or its limits rise: its job tries again then, not only
-  // when its key's backoff (up to 5 minutes) comes round.
+  // when its key's backoff (up to 5 minutes) comes round. They are few: a refused job goes
+  // back to its place in its model's queue, so only the oldest within the model's free slots
+  // are admitted and refused; woken in the order they were refused, the same ones try first.
   quotas.on((type, quota) => {
     if (type === 'add') return;
     const waiting = [...jobReconciler.podRefused()];
