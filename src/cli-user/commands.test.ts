@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { testDir } from '../../test/support/temp.ts';
 
 const CLI = new URL('../cli.ts', import.meta.url).pathname;
 
@@ -100,7 +100,7 @@ describe('genjobs user commands: failures are one line and a documented exit cod
 
   it('a --download folder that cannot be made is a usage error, before anything is submitted', async () => {
     const api = await fakeApi((_req, res) => json(res, aJob()));
-    const dir = await mkdtemp(join(tmpdir(), 'genjobs-cli-'));
+    const dir = await testDir('genjobs-cli-');
     const file = join(dir, 'a-file');
     await writeFile(file, 'in the way');
     for (const target of [file, join(file, 'sub')]) {
@@ -126,7 +126,7 @@ describe('genjobs user commands: failures are one line and a documented exit cod
           .end(`id: 1\nevent: job\ndata: ${JSON.stringify(done)}\n\n`);
       else res.writeHead(200, { 'content-type': 'image/png' }).end('png bytes');
     });
-    const dir = await mkdtemp(join(tmpdir(), 'genjobs-cli-'));
+    const dir = await testDir('genjobs-cli-');
     await mkdir(join(dir, 'job-1.png')); // a folder where the output file goes
     const r = await genjobs(['run', IMAGE, '-i', 'prompt=x', '--download', dir, '-o', 'json'], {
       GENJOBS_URL: api.url,
@@ -237,7 +237,7 @@ describe('genjobs user commands: failures are one line and a documented exit cod
   });
 
   it('an --input-file holding {} says the input is empty', async () => {
-    const file = join(await mkdtemp(join(tmpdir(), 'genjobs-cli-')), 'input.json');
+    const file = join(await testDir('genjobs-cli-'), 'input.json');
     await writeFile(file, '{}');
     const r = await genjobs(['run', IMAGE, '--input-file', file], { GENJOBS_URL: 'http://127.0.0.1:9' });
     expect(r.code).toBe(2);
@@ -311,7 +311,7 @@ it('the download folder is made when it does not exist yet', async () => {
         .end(`id: 1\nevent: job\ndata: ${JSON.stringify(done)}\n\n`);
     else res.writeHead(200, { 'content-type': 'image/png' }).end('png bytes');
   });
-  const dir = join(await mkdtemp(join(tmpdir(), 'genjobs-cli-')), 'new', 'folder');
+  const dir = join(await testDir('genjobs-cli-'), 'new', 'folder');
   const r = await genjobs(['jobs', 'watch', 'job-1', '--download', dir], { GENJOBS_URL: api.url });
   expect(r.code, r.stderr).toBe(0);
   expect(await readdir(dir)).toEqual(['job-1.png']);

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { Archive } from '../../src/archive/archive.ts';
 import { LocalPostgres } from '../../src/archive/local-server.ts';
 import { postgresClient } from '../../src/archive/postgres.ts';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
+import { testDir } from '../support/temp.ts';
 import { at, finishedJob } from './fixtures.ts';
 
 const run = promisify(execFile);
@@ -144,7 +144,7 @@ it("genjobs history erase deletes an account's rows created before a time, and t
     finishedJob('gone-2', { account: 'departed', createdAt: '2026-11-21T10:00:00Z' }),
     finishedJob('newer', { account: 'departed', createdAt: '2026-11-25T10:00:00Z' }),
   ]);
-  const dir = await mkdtemp(join(tmpdir(), 'genjobs-erase-'));
+  const dir = await testDir('genjobs-erase-');
   for (const id of ['gone-1', 'gone-2', 'newer']) {
     await mkdir(join(dir, 'objects', 'jobs', id), { recursive: true });
     await writeFile(join(dir, 'objects', 'jobs', id, 'out.png'), 'x');
@@ -183,7 +183,7 @@ it("genjobs history erase deletes an account's rows created before a time, and t
     stderr: expect.stringMatching(/is not a genjobs blob store here/),
   });
   // A folder that exists but is not a store (a wrong mount) is refused too: its rows would go, its files stay.
-  const empty = await mkdtemp(join(tmpdir(), 'genjobs-not-a-store-'));
+  const empty = await testDir('genjobs-not-a-store-');
   const wrong = eraseWith(empty, ...all);
   await expect(wrong).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/no objects\/ in it/) });
   expect(await archive.getJob('newer')).toBeDefined();

@@ -1,11 +1,11 @@
-import { cp, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { REPO_ROOT } from '../../src/dev/controlplane.ts';
 import { ensureNamespace } from '../../src/k8s/crds.ts';
 import { eventually, kubeconfigPath, testNamespace } from '../support/cluster.ts';
+import { testDir } from '../support/temp.ts';
 import {
   CHART,
   envOf,
@@ -87,7 +87,7 @@ describe('kubectl apply --dry-run=server', () => {
 
   it('deploy/base (moved to a namespace by an overlay) and the examples are accepted', async () => {
     const ns = (await testNamespace('chart-base')).namespace;
-    const dir = await mkdtemp(join(tmpdir(), 'genjobs-overlay-'));
+    const dir = await testDir('genjobs-overlay-');
     await cp(join(REPO_ROOT, 'deploy/base'), join(dir, 'base'), { recursive: true });
     await writeFile(join(dir, 'kustomization.yaml'), stringify({ namespace: ns, resources: ['base'] }));
     const built = await kubectl(kubeconfig, ['kustomize', dir]);

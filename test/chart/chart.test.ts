@@ -1,7 +1,6 @@
 import { once } from 'node:events';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { UPLOAD_CONTENT_TYPES } from '../../src/k8s/types.ts';
 import { createLogger } from '../../src/log.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { maxSizeOf } from '../../src/uploads/policy.ts';
+import { testDir } from '../support/temp.ts';
 import {
   CHART,
   envOf,
@@ -948,7 +948,7 @@ describe('sources of truth', () => {
   });
 
   it('deploy/base is what tools/helm/render-deploy.sh renders now', async () => {
-    const out = await mkdtemp(join(tmpdir(), 'genjobs-deploy-'));
+    const out = await testDir('genjobs-deploy-');
     const r = await run('bash', [join(REPO_ROOT, 'tools/helm/render-deploy.sh'), out]);
     expect(r.code, r.stderr).toBe(0);
     const base = join(REPO_ROOT, 'deploy/base');

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2e, startE2e } from '../support/e2e.ts';
 import { decodeImage, probe } from '../support/media.ts';
+import { testDir } from '../support/temp.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const IMAGE = 'genjobs/reference-image/text-to-image';
@@ -24,6 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s?.stop();
+  if (emptyDevDir) await rm(emptyDevDir, { recursive: true, force: true });
 });
 
 /** Runs `genjobs …` as a process (stdout and stderr piped) against the stack. */
@@ -52,7 +54,7 @@ function genjobs(
 
 describe('genjobs run|jobs|models|upload as a process against the real service', () => {
   it('run --download leaves a playable MP4 and prints plain progress lines when piped', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'genjobs-cli-'));
+    const dir = await testDir('genjobs-cli-');
     const r = await genjobs([
       'run',
       VIDEO,
@@ -86,7 +88,7 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
   });
 
   it('-o json prints only the final record', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'genjobs-cli-'));
+    const dir = await testDir('genjobs-cli-');
     const r = await genjobs([
       'run',
       IMAGE,
@@ -177,7 +179,7 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     const models = (await genjobs(['models', 'list'])).stdout;
     expect(models).toMatch(new RegExp(`${VIDEO} .* micro-cents per second of duration`));
     expect(models).toMatch(new RegExp(`${IMAGE} .* micro-cents per job`));
-    const png = join(await mkdtemp(join(tmpdir(), 'genjobs-cli-')), 'in.png');
+    const png = join(await testDir('genjobs-cli-'), 'in.png');
     await writeFile(
       png,
       await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })

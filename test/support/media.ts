@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import { onTestFinished } from 'vitest';
+import { testDir } from './temp.ts';
 
 const run = promisify(execFile);
 
@@ -13,8 +12,7 @@ export async function download(url: string): Promise<{ path: string; contentType
   const res = await fetch(url);
   if (!res.ok) throw new Error(`GET ${url} answered ${res.status}`);
   const bytes = Buffer.from(await res.arrayBuffer());
-  const dir = await mkdtemp(join(tmpdir(), 'genjobs-dl-'));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  const dir = await testDir('genjobs-dl-');
   const path = join(dir, new URL(url).pathname.split('/').pop() ?? 'file');
   await writeFile(path, bytes);
   return { path, contentType: res.headers.get('content-type') ?? '', bytes };
