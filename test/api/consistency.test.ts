@@ -155,7 +155,10 @@ describe('consistency of what clients see', () => {
         ),
       );
       const { jobId } = submitted[round % 5]!;
-      await new Promise((r) => setTimeout(r, (round * 37) % 400));
+      // The cancel comes 60 ms later each round: the first ones win, and the sweep crosses the
+      // moment the job starts wherever it falls. A loaded machine starts Pods later, so the
+      // sweep reaches well past it (1.5 s) before it comes round again (it used to wrap at 0.4 s).
+      await new Promise((r) => setTimeout(r, (round * 60) % 1_500));
       const cancel = await s.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key });
       outcomes.add(cancel.status);
       const final = await eventually(
