@@ -9,14 +9,16 @@ export type { Logger };
  * Secrets never go into a log line: callers log key prefixes, not keys.
  */
 export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  // Lines are gathered and written asynchronously a few KiB at a time, and at least every
-  // LOG_FLUSH_MS. Written one by one, each request's line cost a hand-off to libuv's thread
-  // pool and back, ~50 µs of CPU (twice a write(2) of its own) and a twentieth of a submit's
-  // in the api. pino flushes what is left when the process exits, a crash included; only a
-  // SIGKILL can lose the last lines (at most LOG_FLUSH_MS of them).
+  // Lines are gathered and written a few KiB at a time, and at least every LOG_FLUSH_MS.
+  // Written one by one, each request's line cost a hand-off to libuv's thread pool and back,
+  // ~50 µs of CPU (twice a write(2) of its own) and a twentieth of a submit's in the api. The
+  // write of a batch is synchronous, one write(2) on this thread: an asynchronous one still
+  // in the thread pool when the process exits was overtaken by the exit's flush of the lines
+  // after it (they came out first), or lost. pino flushes what is left when the process
+  // exits, a crash included; only a SIGKILL can lose the last lines (at most LOG_FLUSH_MS).
   const out = pino.destination({
     dest: 1,
-    sync: false,
+    sync: true,
     minLength: LOG_BUFFER_BYTES,
     periodicFlush: LOG_FLUSH_MS,
     maxLength: MAX_UNWRITTEN_LOG_BYTES,
@@ -50,7 +52,29 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
   out.flushSync = () => {
     if (!failing) flushSync();
   };
+  flushAtExit(out);
   return pino(loggerOptions(name, level), out);
+}
+
+/**
+ * The destinations whose gathered lines go out when the process exits (pino does this only
+ * for asynchronous ones). Weak: a logger no one holds any more (tests make many) is not kept.
+ */
+const atExit = new Set<WeakRef<{ flushSync(): void }>>();
+
+function flushAtExit(out: { flushSync(): void }): void {
+  if (atExit.size === 0) {
+    process.once('exit', () => {
+      for (const ref of atExit) {
+        try {
+          ref.deref()?.flushSync();
+        } catch {
+          // stdout is gone (a closed pipe): nothing is left to write the lines to
+        }
+      }
+    });
+  }
+  atExit.add(new WeakRef(out));
 }
 
 /** Log output gathered before a write (a dozen request lines). */
