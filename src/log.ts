@@ -14,8 +14,8 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
   // ~50 µs of CPU (twice a write(2) of its own) and a twentieth of a submit's in the api. The
   // write of a batch is synchronous, one write(2) on this thread: an asynchronous one still
   // in the thread pool when the process exits was overtaken by the exit's flush of the lines
-  // after it (they came out first), or lost. pino flushes what is left when the process
-  // exits, a crash included; only a SIGKILL can lose the last lines (at most LOG_FLUSH_MS).
+  // after it (they came out first), or lost. What is left goes out when the process exits
+  // (flushAtExit), a crash included; only a SIGKILL can lose the last lines (LOG_FLUSH_MS).
   const out = pino.destination({
     dest: 1,
     sync: true,
@@ -58,7 +58,7 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
 
 /**
  * The destinations whose gathered lines go out when the process exits (pino does this only
- * for asynchronous ones). Weak: a logger no one holds any more (tests make many) is not kept.
+ * for asynchronous ones), as weak references: this set keeps no logger alive by itself.
  */
 const atExit = new Set<WeakRef<{ flushSync(): void }>>();
 
