@@ -65,13 +65,14 @@ export function helm(): Promise<string> {
   return helmPath;
 }
 
-/** Runs helm with the values written to a file of their own, removed when helm is done. */
-async function withValues<T>(values: object, use: (file: string) => Promise<T>): Promise<T> {
+/** Runs helm with `args` and `--values` a file of the values, removed when helm is done. */
+async function helmWithValues(args: string[], values: object): Promise<Run> {
+  const bin = await helm();
   const dir = await mkdtemp(join(tmpdir(), 'genjobs-values-'));
   try {
     const file = join(dir, 'values.yaml');
     await writeFile(file, stringify(values));
-    return await use(file);
+    return await run(bin, [...args, '--values', file]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -83,10 +84,9 @@ export interface RenderOptions {
 }
 
 /** `helm template` of the chart with the values; its exit code and output. */
-export async function template(values: object = {}, o: RenderOptions = {}): Promise<Run> {
-  const bin = await helm();
-  return withValues(values, (file) =>
-    run(bin, [
+export function template(values: object = {}, o: RenderOptions = {}): Promise<Run> {
+  return helmWithValues(
+    [
       'template',
       o.release ?? 'genjobs',
       CHART,
@@ -94,9 +94,8 @@ export async function template(values: object = {}, o: RenderOptions = {}): Prom
       o.namespace ?? 'genjobs',
       '--kube-version',
       KUBE_VERSION,
-      '--values',
-      file,
-    ]),
+    ],
+    values,
   );
 }
 
@@ -109,9 +108,8 @@ export async function installDryRun(
   values: object = {},
   o: RenderOptions = {},
 ): Promise<Run & { notes: string }> {
-  const bin = await helm();
-  const r = await withValues(values, (file) =>
-    run(bin, [
+  const r = await helmWithValues(
+    [
       'install',
       o.release ?? 'genjobs',
       CHART,
@@ -120,19 +118,15 @@ export async function installDryRun(
       '--dry-run=server',
       '--kubeconfig',
       kubeconfig,
-      '--values',
-      file,
-    ]),
+    ],
+    values,
   );
   return { ...r, notes: r.stdout.split('\nNOTES:\n')[1] ?? '' };
 }
 
 /** `helm lint --strict` of the chart with the values. */
-export async function lint(values: object = {}): Promise<Run> {
-  const bin = await helm();
-  return withValues(values, (file) =>
-    run(bin, ['lint', '--strict', CHART, '--kube-version', KUBE_VERSION, '--values', file]),
-  );
+export function lint(values: object = {}): Promise<Run> {
+  return helmWithValues(['lint', '--strict', CHART, '--kube-version', KUBE_VERSION], values);
 }
 
 /** Renders and parses; fails the test with helm's message when rendering fails. */
