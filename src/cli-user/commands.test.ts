@@ -98,6 +98,18 @@ describe('genjobs user commands: failures are one line and a documented exit cod
     expect(api.seen).toEqual([]);
   });
 
+  it('run --prompt x: an unknown option says how an input field is given, and nothing is sent', async () => {
+    const api = await fakeApi((_req, res) => json(res, aJob()));
+    const r = await genjobs(['run', IMAGE, '--prompt', 'a lighthouse'], { GENJOBS_URL: api.url });
+    expect(r.code).toBe(2);
+    expect(oneLine(r.stderr)).toBe(
+      "genjobs: unknown option '--prompt' (a model's input field is given as --input prompt=VALUE)",
+    );
+    const other = await genjobs(['jobs', 'list', '--prompt', 'x'], { GENJOBS_URL: api.url });
+    expect(oneLine(other.stderr)).toBe("genjobs: unknown option '--prompt'");
+    expect(api.seen).toEqual([]);
+  });
+
   it('a --download folder that cannot be made is a usage error, before anything is submitted', async () => {
     const api = await fakeApi((_req, res) => json(res, aJob()));
     const dir = await testDir('genjobs-cli-');

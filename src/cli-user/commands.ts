@@ -169,7 +169,6 @@ function failed(err: unknown): number {
   return EXIT.unexpected;
 }
 
-/** Commander's own usage errors exit 2, as the other usage mistakes do. */
 /** `--limit`: a whole number from 1 to 100, checked here (exit 2), not by the service (exit 4). */
 function pageSize(value: string): number {
   if (!/^[0-9]+$/.test(value) || Number(value) < 1 || Number(value) > 100) {
@@ -180,15 +179,27 @@ function pageSize(value: string): number {
 
 /**
  * A command-line mistake (an unknown option, a refused value) exits 2 as one line on stderr
- * (`genjobs: …`), like every other failure; `--help` shows the usage.
+ * (`genjobs: …`), like every other failure; `--help` shows the usage. `hint` may add a few
+ * words to that line.
  */
-function usageExit(cmd: Command): Command {
+function usageExit(cmd: Command, hint: (message: string) => string = () => ''): Command {
   return cmd
     .showHelpAfterError(false)
-    .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'genjobs: ')) })
+    .configureOutput({
+      outputError: (str, write) => {
+        const message = str.trimEnd().replace(/^error: /, 'genjobs: ');
+        write(`${message}${hint(message)}\n`);
+      },
+    })
     .exitOverride((err: CommanderError) => {
       process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
     });
+}
+
+/** `run --prompt x`: the model's fields are not options of their own; say how to give one. */
+function inputFieldHint(message: string): string {
+  const field = /unknown option '--([A-Za-z][\w-]*)'/.exec(message)?.[1];
+  return field ? ` (a model's input field is given as --input ${field}=VALUE)` : '';
 }
 
 const CONTENT_TYPES: Record<string, PresignRequest['contentType']> = {
@@ -225,6 +236,7 @@ export function registerUserCommands(program: Command): void {
       .option('--idempotency-key <key>', 'default: a new random key (retries never make a second job)')
       .addOption(outputOption())
       .addHelpText('after', exitHelp()),
+    inputFieldHint,
   ).action(
     action(
       async (
