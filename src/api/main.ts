@@ -8,6 +8,7 @@ import type { Catalog } from '../catalog/index.ts';
 import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
 import { blobSettings, type Config, publicBasePath } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { HISTORY_SIZE } from '../jobs/eta.ts';
 import { eraseMode } from '../jobs/labels.ts';
 import type { Kube } from '../k8s/client.ts';
 import { watchClock } from '../k8s/clock.ts';
@@ -218,6 +219,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
   });
   const informers = [keys, accounts, jobs, uploads];
   await Promise.all([...informers.map((i) => i.start()), watcher.start()]);
+  if (archive) await learnArchivedRuns(queue, archive, watcher.current, log);
   // Readiness follows the apiserver too: a submit needs it, and a load balancer should send
   // clients to a replica that can answer rather than one whose calls time out.
   const stopProbe = kube.health.watch(() => r.jobs.get(PROBE_JOB), config.GENJOBS_KUBE_PROBE_INTERVAL);
@@ -261,4 +263,41 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
       if (!deps.archive) await archive?.close();
     },
   };
+}
+
+/** How long a start waits for the archive's run history before it serves without it. */
+const RUN_HISTORY_WAIT_MS = 3_000;
+
+/**
+ * Each variant's latest completed runs, from the archive into the completion estimates. The
+ * cache holds only jobs finished within `keepFinished`, so without them a restarted api would
+ * estimate from the catalog's typical times (30 s for an image that takes 2) until enough
+ * jobs complete again. The start waits for this up to {@link RUN_HISTORY_WAIT_MS}; a slow
+ * archive is still read in the background, and one that is down leaves the typical times.
+ */
+async function learnArchivedRuns(
+  queue: QueueView,
+  archive: ArchiveStore,
+  catalog: Catalog | undefined,
+  log: Logger,
+): Promise<void> {
+  const slugs = catalog?.variants.map((v) => v.slug) ?? [];
+  const learn = (async () => {
+    let learned = 0;
+    for (const slug of slugs) {
+      learned += queue.learnRuns(await archive.recentCompleted(slug, HISTORY_SIZE));
+    }
+    log.info(
+      { runs: learned, variants: slugs.length },
+      'completion estimates learned from the archived runs',
+    );
+  })().catch((err: unknown) =>
+    log.warn(
+      { err: (err as Error).message },
+      "the archive's runs could not be read; estimates use the catalog's typical times until jobs complete",
+    ),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([learn, new Promise<void>((r) => (timer = setTimeout(r, RUN_HISTORY_WAIT_MS)))]);
+  clearTimeout(timer);
 }

@@ -109,6 +109,9 @@ export class Archive implements ArchiveStore {
   listRecords(q: ArchiveListQuery) {
     return this.call((s) => s.listRecords(q));
   }
+  recentCompleted(model: string, limit: number) {
+    return this.call((s) => s.recentCompleted(model, limit));
+  }
   expired(before: Date, limit: number) {
     return this.call((s) => s.expired(before, limit));
   }

@@ -156,6 +156,15 @@ export class SqlArchive implements ArchiveStore {
     );
   }
 
+  async recentCompleted(model: string, limit: number): Promise<GenerationJob[]> {
+    const rows = await this.sql.query<{ resource: string }>(
+      `SELECT resource::text AS resource FROM genjobs_jobs WHERE model = $1 AND status = 'completed'
+       ORDER BY finished_at DESC LIMIT $2`,
+      [model, limit],
+    );
+    return rows.map((r) => JSON.parse(r.resource) as GenerationJob);
+  }
+
   async expired(before: Date, limit: number): Promise<ArchiveRow[]> {
     const rows = await this.sql.query<{ kind: 'job' | 'upload'; id: string }>(
       `(SELECT 'job' AS kind, id, finished_at AS at FROM genjobs_jobs WHERE finished_at < $1

@@ -61,6 +61,8 @@ export interface ArchiveStore {
   listJobs(q: ArchiveListQuery): Promise<GenerationJob[]>;
   /** {@link listJobs} as records, the stored text when it has this version's shape. */
   listRecords(q: ArchiveListQuery): Promise<ArchivedRecord[]>;
+  /** The model's latest `limit` completed jobs, the last to finish first. */
+  recentCompleted(model: string, limit: number): Promise<GenerationJob[]>;
   /** Up to `limit` rows finished (jobs) or expired (uploads) before `before`, oldest first. */
   expired(before: Date, limit: number): Promise<ArchiveRow[]>;
   /**

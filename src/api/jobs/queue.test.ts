@@ -193,6 +193,27 @@ describe('QueueView', () => {
     expect(fresh.estimatedCompletionTime).toBe(new Date(T0 + 1_008_000).toISOString());
   });
 
+  it("learns runs the cache no longer holds (the archive's) once each, and a waiting job's estimate follows at once", () => {
+    const cache = fakeCache();
+    const q = new QueueView({ jobs: cache, catalog: catalog(1), now: () => T0 + 1_000_000 });
+    const waiting = aJob('waiting', 999, {}, 4);
+    cache.set(waiting);
+    const done = (i: number) =>
+      aJob(`archived${i}`, i, {
+        phase: 'completed',
+        startedAt: new Date(T0 + i * 100_000).toISOString(),
+        completedAt: new Date(T0 + i * 100_000 + 16_000).toISOString(),
+      });
+    cache.set(done(0)); // one of them still in the cache too
+    // The typical time (240 s) while fewer than five runs are known.
+    expect(q.record(waiting).estimatedCompletionTime).toBe(new Date(T0 + 1_240_000).toISOString());
+    expect(q.learnRuns([0, 1, 2, 3, 4].map(done))).toBe(4);
+    expect(q.learnRuns([done(4)])).toBe(0);
+    expect(q.runTimes.count(VIDEO)).toBe(5);
+    // 2 s per second of video, as the five 8 s videos ran.
+    expect(q.record(waiting).estimatedCompletionTime).toBe(new Date(T0 + 1_008_000).toISOString());
+  });
+
   it('learns what a closed-set input field costs: videos without sound (the default has it) run faster', () => {
     const cache = fakeCache();
     const q = new QueueView({ jobs: cache, catalog: catalog(2), now: () => T0 + 1_000_000 });

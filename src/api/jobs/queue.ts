@@ -135,6 +135,22 @@ export class QueueView {
     for (const l of this.listeners) l(type, job, moved);
   }
 
+  /**
+   * Takes in completed jobs the cache no longer holds (the archive's): a restarted api
+   * estimates from the runs its variants last made, not from the catalog's typical time.
+   * Returns how many runs were new to the history.
+   */
+  learnRuns(completed: Iterable<GenerationJob>): number {
+    let learned = 0;
+    for (const job of completed) {
+      if (!this.learn('update', job)) continue;
+      learned++;
+      const q = this.queues.get(job.spec.model);
+      if (q) q.snapshot = undefined;
+    }
+    return learned;
+  }
+
   /** Takes a completion's run time into the variant's history; true when estimates may change. */
   private learn(type: EventType, job: GenerationJob): boolean {
     const s = job.status;
