@@ -188,7 +188,14 @@ export class Informer<T extends Named> {
     const fields = { path: this.opts.path, err: String(err), retryInMs: delay };
     // 429 "storage is (re)initializing": a kind whose CRD was applied a moment ago (every
     // fresh start); expected, and over in a second or two.
-    if (statusCode(err) === 429) this.opts.log.info(fields, 'watch waits for the apiserver to load the kind');
+    const code = statusCode(err);
+    if (code === 429) this.opts.log.info(fields, 'watch waits for the apiserver to load the kind');
+    else if (code === 401 || code === 403)
+      // Not a fault that passes: say which grant is missing (a Role edited by hand, an old chart's).
+      this.opts.log.warn(
+        fields,
+        `watch refused (${code}): this process's identity may not list and watch ${this.opts.path}; its Role must grant both (the chart's does); retrying`,
+      );
     else this.opts.log.warn(fields, 'watch failed; restarting');
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
