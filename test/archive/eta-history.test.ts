@@ -34,6 +34,14 @@ beforeAll(async () => {
   await archive.close();
 });
 
+/** An api in a fresh namespace on this file's archive, and the lines it logs. */
+async function apiOnArchive(prefix: string): Promise<{ svc: TestService; lines: string[] }> {
+  const { log, lines } = memoryLogger();
+  const svc = await startTestApi(prefix, { GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: pg.url }, log);
+  started.push(svc);
+  return { svc, lines };
+}
+
 /** Seconds from now to the estimated completion of a new image job submitted to this api. */
 async function estimateOfNewJob(svc: TestService): Promise<number> {
   const key = await svc.account({ name: 'acme', plan: 'enterprise' });
@@ -49,13 +57,7 @@ async function estimateOfNewJob(svc: TestService): Promise<number> {
 
 describe('completion estimates after a restart', () => {
   it("a new api estimates from the variant's archived runs, not the catalog's typical time", async () => {
-    const { log, lines } = memoryLogger();
-    const svc = await startTestApi(
-      'eta-archive',
-      { GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: pg.url },
-      log,
-    );
-    started.push(svc);
+    const { svc, lines } = await apiOnArchive('eta-archive');
     const seconds = await estimateOfNewJob(svc);
     // No other job waits or runs, so the estimate is one run: the archived runs' length.
     expect(seconds).toBeGreaterThan(RUN_SECONDS - 10);
@@ -65,13 +67,7 @@ describe('completion estimates after a restart', () => {
 
   it("with the archive down the api starts all the same, on the catalog's typical time, and says why", async () => {
     await pg.pause();
-    const { log, lines } = memoryLogger();
-    const svc = await startTestApi(
-      'eta-archive-down',
-      { GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: pg.url },
-      log,
-    );
-    started.push(svc);
+    const { svc, lines } = await apiOnArchive('eta-archive-down');
     const seconds = await estimateOfNewJob(svc);
     expect(seconds).toBeGreaterThan(TYPICAL_SECONDS - 10);
     expect(seconds).toBeLessThan(TYPICAL_SECONDS + 10);
