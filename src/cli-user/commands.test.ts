@@ -103,7 +103,7 @@ describe('genjobs user commands: failures are one line and a documented exit cod
     const r = await genjobs(['run', IMAGE, '--prompt', 'a lighthouse'], { GENJOBS_URL: api.url });
     expect(r.code).toBe(2);
     expect(oneLine(r.stderr)).toBe(
-      "genjobs: unknown option '--prompt' (a model's input field is given as --input prompt=VALUE)",
+      "genjobs: unknown option '--prompt' (a model's input field is given as --input prompt=VALUE; genjobs models get MODEL lists them)",
     );
     const other = await genjobs(['jobs', 'list', '--prompt', 'x'], { GENJOBS_URL: api.url });
     expect(oneLine(other.stderr)).toBe("genjobs: unknown option '--prompt'");

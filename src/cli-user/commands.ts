@@ -12,6 +12,7 @@ import {
 import { downloadOutputs, prepareDownloadDir, SaveError } from './download.ts';
 import { EXIT, exitForError, exitForJob, exitHelp, outcomeUnknown } from './exit.ts';
 import { buildInput, fileError, UsageError } from './input.ts';
+import { describeModel } from './model-help.ts';
 import { Progress } from './progress.ts';
 import { keySource, loadSettings, type Settings, urlSource } from './settings.ts';
 
@@ -199,7 +200,9 @@ function usageExit(cmd: Command, hint: (message: string) => string = () => ''): 
 /** `run --prompt x`: the model's fields are not options of their own; say how to give one. */
 function inputFieldHint(message: string): string {
   const field = /unknown option '--([A-Za-z][\w-]*)'/.exec(message)?.[1];
-  return field ? ` (a model's input field is given as --input ${field}=VALUE)` : '';
+  return field
+    ? ` (a model's input field is given as --input ${field}=VALUE; genjobs models get MODEL lists them)`
+    : '';
 }
 
 const CONTENT_TYPES: Record<string, PresignRequest['contentType']> = {
@@ -352,7 +355,12 @@ export function registerUserCommands(program: Command): void {
 
   const models = usageExit(program.command('models').description('the model catalog (HTTP API)'));
   usageExit(
-    models.command('list').option('--category <c>').option('--capability <c>').addOption(outputOption()),
+    models
+      .command('list')
+      .description('the models, their category and price')
+      .option('--category <c>')
+      .option('--capability <c>')
+      .addOption(outputOption()),
   ).action(
     action(async (o: Output & { category?: string; capability?: string }) => {
       const list = await client().catalog.models({ category: o.category, capability: o.capability });
@@ -366,6 +374,20 @@ export function registerUserCommands(program: Command): void {
           )
           .join('\n'),
       );
+      return EXIT.ok;
+    }),
+  );
+
+  usageExit(
+    models
+      .command('get')
+      .description("a model's price and input fields (what `run --input` takes)")
+      .argument('<model>', 'model slug, e.g. genjobs/reference-image/edit-image')
+      .addOption(outputOption()),
+  ).action(
+    action(async (slug: string, o: Output) => {
+      const model = await client().catalog.model(slug);
+      print(o, model, () => describeModel(model));
       return EXIT.ok;
     }),
   );

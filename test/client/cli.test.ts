@@ -162,7 +162,7 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     expect([twice.code, twice.stderr.trim()]).toEqual([2, 'genjobs: --input prompt is given twice']);
   });
 
-  it('jobs get|list|watch|cancel, models list and upload', async () => {
+  it('jobs get|list|watch|cancel, models list|get and upload', async () => {
     const submitted = await genjobs(['run', IMAGE, '-i', 'prompt=to watch', '-o', 'json']);
     const { jobId } = JSON.parse(submitted.stdout);
     const watched = await genjobs(['jobs', 'watch', jobId]);
@@ -179,6 +179,11 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     const models = (await genjobs(['models', 'list'])).stdout;
     expect(models).toMatch(new RegExp(`${VIDEO} .* micro-cents per second of duration`));
     expect(models).toMatch(new RegExp(`${IMAGE} .* micro-cents per job`));
+    const model = await genjobs(['models', 'get', VIDEO]);
+    expect(model.code, model.stderr).toBe(0);
+    expect(model.stdout).toMatch(/^ {2}duration +one of 4, 6, 8 \(default 8\)/m);
+    const unknown = await genjobs(['models', 'get', 'genjobs/no-such-model/text-to-image']);
+    expect([unknown.code, unknown.stderr]).toEqual([4, expect.stringContaining('MODEL_NOT_FOUND')]);
     const png = join(await testDir('genjobs-cli-'), 'in.png');
     await writeFile(
       png,

@@ -1,0 +1,50 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Catalog } from '../catalog/catalog.ts';
+import { loadDefaultCatalog } from '../catalog/load.ts';
+import { getCatalogModel } from '../catalog/views.ts';
+import type { CatalogModelDetail } from '../client/types.ts';
+import { describeModel } from './model-help.ts';
+
+let catalog: Catalog;
+beforeAll(async () => {
+  catalog = await loadDefaultCatalog();
+});
+
+/** The detail as the api serves it (GET /v1/catalog/models/{slug}), through JSON. */
+const detail = (slug: string) =>
+  JSON.parse(JSON.stringify(getCatalogModel(catalog, slug))) as CatalogModelDetail;
+
+describe('genjobs models get', () => {
+  it("shows a priced-by-the-second model's fields with their choices and defaults, once each", () => {
+    const text = describeModel(detail('genjobs/reference-video/text-to-video'));
+    expect(text).toContain(
+      'price: 200000 micro-cents per second of duration; 2400000 micro-cents with the defaults',
+    );
+    // 4 and "4" are both accepted: one choice to a reader.
+    expect(text).toMatch(/^ {2}duration {6}one of 4, 6, 8 \(default 8\)\. Clip length in seconds/m);
+    expect(text).toMatch(/^ {2}has_sound {5}one of true, false \(default true\)/m);
+    expect(text).toMatch(/^ {2}prompt {8}string, up to 4000 characters, required\./m);
+    expect(text).toMatch(/^ {2}seed {10}integer from 0 to 4294967295\./m);
+  });
+
+  it('says which of two fields must be given, and that a list goes as JSON', () => {
+    const text = describeModel(detail('genjobs/reference-image/edit-image'));
+    expect(text).toMatch(/^ {2}image_urls {4}1 to 4 URL items, as a JSON list\./m);
+    expect(text).toMatch(/^ {2}image {9}URL\./m);
+    expect(text.split('\n').at(-1)).toBe('  image_urls or image is required');
+    // text-to-image takes the same fields, none of the two required.
+    expect(describeModel(detail('genjobs/reference-image/text-to-image'))).not.toContain('is required');
+  });
+
+  it('names every input field of every default model, each with a type it could tell', () => {
+    for (const variant of catalog.variants) {
+      const d = detail(variant.slug);
+      const lines = describeModel(d).split('\n');
+      for (const field of Object.keys((d.inputSchema as { properties: object }).properties)) {
+        const line = lines.find((l) => l.startsWith(`  ${field} `));
+        expect(line, `${variant.slug} ${field}`).toBeDefined();
+        expect(line).not.toMatch(/ value\b/);
+      }
+    }
+  });
+});
