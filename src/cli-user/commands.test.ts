@@ -110,6 +110,32 @@ describe('genjobs user commands: failures are one line and a documented exit cod
     expect(api.seen).toEqual([]);
   });
 
+  it('a list given as a string (image_urls=URL) is refused with how to give a list', async () => {
+    const api = await fakeApi((_req, res) =>
+      json(
+        res,
+        {
+          code: 'INVALID_INPUT',
+          detail: "input does not match the model's inputSchema: /input/image_urls must be array",
+          requestId: 'r-1',
+          retryable: false,
+          errors: [
+            { pointer: '/input/image_urls', message: 'must be array' },
+            { pointer: '/input/seed', message: 'must be integer' },
+          ],
+        },
+        422,
+      ),
+    );
+    const r = await genjobs(['run', IMAGE, '-i', 'prompt=x', '-i', 'image_urls=https://f/x.png'], {
+      GENJOBS_URL: api.url,
+    });
+    expect(r.code).toBe(4);
+    expect(oneLine(r.stderr)).toBe(
+      "genjobs: INVALID_INPUT: input does not match the model's inputSchema: /input/image_urls must be array (request r-1) [a list or object is given as JSON: --input image_urls:='[…]']",
+    );
+  });
+
   it('a --download folder that cannot be made is a usage error, before anything is submitted', async () => {
     const api = await fakeApi((_req, res) => json(res, aJob()));
     const dir = await testDir('genjobs-cli-');

@@ -144,6 +144,20 @@ function settingsHint(err: GenjobsError, s: Settings): string {
   return '';
 }
 
+/**
+ * `--input image_urls=https://…` sends a string where the model wants a list: say how a list
+ * (or an object) is given, for each field the service named.
+ */
+function jsonInputHint(err: GenjobsError): string {
+  const fields = err.errors.flatMap(({ pointer, message }) => {
+    const field = /^\/input\/([^/]+)$/.exec(pointer)?.[1];
+    return field && /must be (array|object)/.test(message) ? [field] : [];
+  });
+  return fields.length === 0
+    ? ''
+    : ` [a list or object is given as JSON: ${fields.map((f) => `--input ${f}:='[…]'`).join(', ')}]`;
+}
+
 /** Says what went wrong; answers the exit code. */
 function failed(err: unknown): number {
   if (err instanceof Interrupted) {
@@ -158,7 +172,9 @@ function failed(err: unknown): number {
   }
   if (err instanceof GenjobsError) {
     const id = err.requestId ? ` (request ${err.requestId})` : '';
-    console.error(`genjobs: ${err.code}: ${err.message}${id}${settingsHint(err, loadSettings())}`);
+    console.error(
+      `genjobs: ${err.code}: ${err.message}${id}${settingsHint(err, loadSettings())}${jsonInputHint(err)}`,
+    );
     if (err.idempotencyKey && outcomeUnknown(err))
       console.error(
         `genjobs: the job may have been made all the same; run the same command with --idempotency-key ${err.idempotencyKey} to get it (no second job or charge), or look with genjobs jobs list`,
