@@ -283,10 +283,7 @@ async function learnArchivedRuns(
 ): Promise<void> {
   const slugs = catalog?.variants.map((v) => v.slug) ?? [];
   const learn = (async () => {
-    let learned = 0;
-    for (const slug of slugs) {
-      learned += queue.learnRuns(await archive.recentCompleted(slug, HISTORY_SIZE));
-    }
+    const learned = queue.learnRuns(await archive.recentRuns(slugs, HISTORY_SIZE));
     log.info(
       { runs: learned, variants: slugs.length },
       'completion estimates learned from the archived runs',

@@ -109,8 +109,8 @@ export class Archive implements ArchiveStore {
   listRecords(q: ArchiveListQuery) {
     return this.call((s) => s.listRecords(q));
   }
-  recentCompleted(model: string, limit: number) {
-    return this.call((s) => s.recentCompleted(model, limit));
+  recentRuns(models: readonly string[], perModel: number) {
+    return this.call((s) => s.recentRuns(models, perModel));
   }
   expired(before: Date, limit: number) {
     return this.call((s) => s.expired(before, limit));

@@ -44,7 +44,7 @@ export const MIGRATIONS: readonly string[] = [
      claimed_at timestamptz NOT NULL DEFAULT now()
    );`,
   // The latest completed runs of a model (what the api's completion estimates learn from).
-  `CREATE INDEX genjobs_jobs_completed_runs ON genjobs_jobs (model, finished_at DESC) WHERE status = 'completed';`,
+  `CREATE INDEX genjobs_jobs_completed_runs ON genjobs_jobs (model, created_at DESC) WHERE status = 'completed';`,
 ];
 
 /** Any fixed number: every genjobs process that migrates takes this advisory lock first. */

@@ -8,6 +8,7 @@ import type {
   ArchiveListQuery,
   ArchiveRow,
   ArchiveStore,
+  CompletedRun,
   CreatedRange,
 } from './store.ts';
 
@@ -156,13 +157,42 @@ export class SqlArchive implements ArchiveStore {
     );
   }
 
-  async recentCompleted(model: string, limit: number): Promise<GenerationJob[]> {
-    const rows = await this.sql.query<{ resource: string }>(
-      `SELECT resource::text AS resource FROM genjobs_jobs WHERE model = $1 AND status = 'completed'
-       ORDER BY finished_at DESC LIMIT $2`,
-      [model, limit],
+  async recentRuns(models: readonly string[], perModel: number): Promise<CompletedRun[]> {
+    // One query for the whole catalog; of each row only what an estimate reads, not its resource.
+    // The latest by creation, not by finish (nearly the same jobs): ordered by finished_at, the
+    // planner walks retention's finished_at index backwards instead of this partial index, which
+    // reads the whole table for a model that has no completed run (measured, 300,000 rows:
+    // 365 ms against 4 ms for 21 models).
+    const rows = await this.sql.query<{
+      id: string;
+      model: string;
+      input: string | null;
+      started_at: string | null;
+      completed_at: string | null;
+    }>(
+      `SELECT r.id, m.model, r.input, r.started_at, r.completed_at
+       FROM unnest($1::text[]) AS m(model)
+       CROSS JOIN LATERAL (
+         SELECT id, (resource->'spec'->'input')::text AS input,
+           resource->'status'->>'startedAt' AS started_at, resource->'status'->>'completedAt' AS completed_at
+         FROM genjobs_jobs WHERE model = m.model AND status = 'completed'
+         ORDER BY created_at DESC LIMIT $2
+       ) r`,
+      [models, perModel],
     );
-    return rows.map((r) => JSON.parse(r.resource) as GenerationJob);
+    return rows.flatMap((r) =>
+      r.started_at && r.completed_at
+        ? [
+            {
+              id: r.id,
+              model: r.model,
+              input: (r.input ? JSON.parse(r.input) : {}) as Record<string, unknown>,
+              startedAt: r.started_at,
+              completedAt: r.completed_at,
+            },
+          ]
+        : [],
+    );
   }
 
   async expired(before: Date, limit: number): Promise<ArchiveRow[]> {

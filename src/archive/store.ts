@@ -30,6 +30,16 @@ export interface ArchivedJobRecord {
   record: string;
 }
 
+/** What a completed job's run tells completion estimates: how long it took, for which input. */
+export interface CompletedRun {
+  id: string;
+  model: string;
+  input: Record<string, unknown>;
+  /** RFC 3339, as the job's status has them. */
+  startedAt: string;
+  completedAt: string;
+}
+
 /** An archived job or upload row, as retention and an account's erase delete it. */
 export interface ArchiveRow {
   kind: 'job' | 'upload';
@@ -61,8 +71,8 @@ export interface ArchiveStore {
   listJobs(q: ArchiveListQuery): Promise<GenerationJob[]>;
   /** {@link listJobs} as records, the stored text when it has this version's shape. */
   listRecords(q: ArchiveListQuery): Promise<ArchivedRecord[]>;
-  /** The model's latest `limit` completed jobs, the last to finish first. */
-  recentCompleted(model: string, limit: number): Promise<GenerationJob[]>;
+  /** Each model's `perModel` latest submitted completed runs (in no set order). */
+  recentRuns(models: readonly string[], perModel: number): Promise<CompletedRun[]>;
   /** Up to `limit` rows finished (jobs) or expired (uploads) before `before`, oldest first. */
   expired(before: Date, limit: number): Promise<ArchiveRow[]>;
   /**

@@ -117,7 +117,7 @@ for (const make of [pglite, postgres]) {
       expect(await archive.getRecord('t1')).toMatchObject({ account: 'acme', record: text });
     });
 
-    it("reads a model's latest completed runs, the last to finish first, and no other model's or ending's", async () => {
+    it("reads each model's latest completed runs in one query, and no other model's or ending's", async () => {
       const archive = await flavour.open();
       const runs = Array.from({ length: 8 }, (_, i) =>
         finishedJob(`run${i}`, { model: 'kling', createdAt: at(i * 100), completedAt: at(i * 100 + 40) }),
@@ -126,13 +126,23 @@ for (const make of [pglite, postgres]) {
         ...runs,
         finishedJob('failed', { model: 'kling', phase: 'failed', completedAt: at(5_000) }),
         finishedJob('cancelled', { model: 'kling', phase: 'cancelled', completedAt: at(5_001) }),
-        finishedJob('other-model', { model: 'flux-schnell', completedAt: at(5_002) }),
+        finishedJob('flux', { model: 'flux-schnell', completedAt: at(5_002) }),
+        finishedJob('not-asked', { model: 'veo', completedAt: at(5_003) }),
       ]);
-      const latest = await archive.recentCompleted('kling', 5);
-      expect(latest.map((j) => j.metadata.name)).toEqual(['run7', 'run6', 'run5', 'run4', 'run3']);
-      expect(latest[0]?.status?.startedAt).toBe(at(700));
-      expect(latest[0]?.spec.input).toEqual(runs[7]?.spec.input);
-      expect(await archive.recentCompleted('no-such-model', 5)).toEqual([]);
+      const latest = await archive.recentRuns(['kling', 'flux-schnell', 'no-such-model'], 5);
+      const byName = (a: { id?: string }, b: { id?: string }) => (a.id ?? '').localeCompare(b.id ?? '');
+      expect(latest.sort(byName)).toEqual(
+        [...runs.slice(3), finishedJob('flux', { model: 'flux-schnell', completedAt: at(5_002) })]
+          .map((j) => ({
+            id: j.metadata.name,
+            model: j.spec.model,
+            input: j.spec.input,
+            startedAt: j.status?.startedAt,
+            completedAt: j.status?.completedAt,
+          }))
+          .sort(byName),
+      );
+      expect(await archive.recentRuns([], 5)).toEqual([]);
     });
 
     it('retention finds rows finished before a time, oldest first, and deletes them in batches', async () => {

@@ -204,11 +204,22 @@ describe('QueueView', () => {
         startedAt: new Date(T0 + i * 100_000).toISOString(),
         completedAt: new Date(T0 + i * 100_000 + 16_000).toISOString(),
       });
+    // The archive's view of a job: its run, not its resource.
+    const run = (i: number) => {
+      const job = done(i);
+      return {
+        id: job.metadata.name ?? '',
+        model: job.spec.model,
+        input: job.spec.input,
+        startedAt: job.status?.startedAt ?? '',
+        completedAt: job.status?.completedAt ?? '',
+      };
+    };
     cache.set(done(0)); // one of them still in the cache too
     // The typical time (240 s) while fewer than five runs are known.
     expect(q.record(waiting).estimatedCompletionTime).toBe(new Date(T0 + 1_240_000).toISOString());
-    expect(q.learnRuns([0, 1, 2, 3, 4].map(done))).toBe(4);
-    expect(q.learnRuns([done(4)])).toBe(0);
+    expect(q.learnRuns([0, 1, 2, 3, 4].map(run))).toBe(4);
+    expect(q.learnRuns([run(4)])).toBe(0);
     expect(q.runTimes.count(VIDEO)).toBe(5);
     // 2 s per second of video, as the five 8 s videos ran.
     expect(q.record(waiting).estimatedCompletionTime).toBe(new Date(T0 + 1_008_000).toISOString());

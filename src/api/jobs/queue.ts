@@ -1,3 +1,4 @@
+import type { CompletedRun } from '../../archive/store.ts';
 import type { Catalog, Variant } from '../../catalog/index.ts';
 import { podRefused } from '../../jobs/conditions.ts';
 import { RunTimes, remainingSeconds, Slots, type Work } from '../../jobs/eta.ts';
@@ -136,16 +137,16 @@ export class QueueView {
   }
 
   /**
-   * Takes in completed jobs the cache no longer holds (the archive's): a restarted api
-   * estimates from the runs its variants last made, not from the catalog's typical time.
-   * Returns how many runs were new to the history.
+   * Takes in runs the cache no longer holds (the archive's): a restarted api estimates from
+   * the runs its variants last made, not from the catalog's typical time. Returns how many
+   * were new to the history.
    */
-  learnRuns(completed: Iterable<GenerationJob>): number {
+  learnRuns(runs: Iterable<CompletedRun>): number {
     let learned = 0;
-    for (const job of completed) {
-      if (!this.learn('update', job)) continue;
+    for (const run of runs) {
+      if (!this.learnRun(run)) continue;
       learned++;
-      const q = this.queues.get(job.spec.model);
+      const q = this.queues.get(run.model);
       if (q) q.snapshot = undefined;
     }
     return learned;
@@ -155,13 +156,23 @@ export class QueueView {
   private learn(type: EventType, job: GenerationJob): boolean {
     const s = job.status;
     if (type === 'delete' || s?.phase !== 'completed' || !s.startedAt || !s.completedAt) return false;
-    const end = Date.parse(s.completedAt);
+    return this.learnRun({
+      id: job.metadata.name ?? '',
+      model: job.spec.model,
+      input: job.spec.input ?? {},
+      startedAt: s.startedAt,
+      completedAt: s.completedAt,
+    });
+  }
+
+  private learnRun(run: CompletedRun): boolean {
+    const end = Date.parse(run.completedAt);
     return this.runTimes.observe(
-      job.spec.model,
-      job.metadata.name ?? '',
+      run.model,
+      run.id,
       end,
-      (end - Date.parse(s.startedAt)) / 1000,
-      workOf(job, this.variant(job.spec.model)),
+      (end - Date.parse(run.startedAt)) / 1000,
+      workOfInput(run.input, this.variant(run.model)),
     );
   }
 
@@ -348,11 +359,14 @@ export class QueueView {
  * the schema's default when the input leaves it out): what may make a run longer or shorter.
  */
 export function workOf(job: GenerationJob, variant: Variant | undefined): Work {
+  return workOfInput(job.spec.input ?? {}, variant);
+}
+
+function workOfInput(input: Record<string, unknown>, variant: Variant | undefined): Work {
   const field = variant?.pricing.perSecond?.field;
-  const n = field ? Number(job.spec.input?.[field]) : 1;
+  const n = field ? Number(input[field]) : 1;
   const units = Number.isFinite(n) && n > 0 ? n : 1;
   if (!variant) return { units };
-  const input = job.spec.input ?? {};
   const traits: string[] = [];
   for (const [name, fallback] of closedFields(variant)) {
     if (name === field) continue;
