@@ -122,6 +122,7 @@ describe('genjobs user commands: failures are one line and a documented exit cod
           errors: [
             { pointer: '/input/image_urls', message: 'must be array' },
             { pointer: '/input/seed', message: 'must be integer' },
+            { pointer: '/input/options', message: 'must be object' },
           ],
         },
         422,
@@ -132,7 +133,7 @@ describe('genjobs user commands: failures are one line and a documented exit cod
     });
     expect(r.code).toBe(4);
     expect(oneLine(r.stderr)).toBe(
-      "genjobs: INVALID_INPUT: input does not match the model's inputSchema: /input/image_urls must be array (request r-1) [a list or object is given as JSON: --input image_urls:='[…]']",
+      "genjobs: INVALID_INPUT: input does not match the model's inputSchema: /input/image_urls must be array (request r-1) [a list or object is given as JSON: --input image_urls:='[…]', --input options:='{…}']",
     );
   });
 

@@ -151,11 +151,10 @@ function settingsHint(err: GenjobsError, s: Settings): string {
 function jsonInputHint(err: GenjobsError): string {
   const fields = err.errors.flatMap(({ pointer, message }) => {
     const field = /^\/input\/([^/]+)$/.exec(pointer)?.[1];
-    return field && /must be (array|object)/.test(message) ? [field] : [];
+    const kind = /must be (array|object)/.exec(message)?.[1];
+    return field && kind ? [`--input ${field}:='${kind === 'array' ? '[…]' : '{…}'}'`] : [];
   });
-  return fields.length === 0
-    ? ''
-    : ` [a list or object is given as JSON: ${fields.map((f) => `--input ${f}:='[…]'`).join(', ')}]`;
+  return fields.length === 0 ? '' : ` [a list or object is given as JSON: ${fields.join(', ')}]`;
 }
 
 /** Says what went wrong; answers the exit code. */
