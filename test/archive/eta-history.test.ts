@@ -45,10 +45,10 @@ async function apiOnArchive(prefix: string): Promise<{ svc: TestService; lines: 
 /** Seconds from now to the estimated completion of a new image job submitted to this api. */
 async function estimateOfNewJob(svc: TestService): Promise<number> {
   const key = await svc.account({ name: 'acme', plan: 'enterprise' });
-  const res = await fetch(`${svc.api.url}/v1/jobs/submit`, {
+  const res = await svc.call('/v1/jobs/submit', {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: IMAGE, input: { prompt: 'a lighthouse' } }),
+    key,
+    json: { model: IMAGE, input: { prompt: 'a lighthouse' } },
   });
   expect(res.status).toBe(200);
   const body = (await res.json()) as { estimatedCompletionTime: string };
