@@ -12,7 +12,7 @@ import {
 import { downloadOutputs, prepareDownloadDir, SaveError } from './download.ts';
 import { EXIT, exitForError, exitForJob, exitHelp, outcomeUnknown } from './exit.ts';
 import { buildInput, fileError, UsageError } from './input.ts';
-import { describeModel } from './model-help.ts';
+import { describeModel, priceText } from './model-help.ts';
 import { Progress } from './progress.ts';
 import { keySource, loadSettings, type Settings, urlSource } from './settings.ts';
 
@@ -380,14 +380,7 @@ export function registerUserCommands(program: Command): void {
     action(async (o: Output & { category?: string; capability?: string }) => {
       const list = await client().catalog.models({ category: o.category, capability: o.capability });
       print(o, list, () =>
-        list
-          .map(
-            (m) =>
-              `${m.slug.padEnd(48)} ${m.category.padEnd(6)} ${m.pricing.baseCredits} micro-cents ${
-                m.pricing.perSecond ? `per second of ${m.pricing.perSecond.field}` : 'per job'
-              }`,
-          )
-          .join('\n'),
+        list.map((m) => `${m.slug.padEnd(48)} ${m.category.padEnd(6)} ${priceText(m.pricing)}`).join('\n'),
       );
       return EXIT.ok;
     }),

@@ -33,13 +33,10 @@ export function describeModel(model: CatalogModelDetail): string {
   const fields = Object.entries(schema.properties ?? {});
   const width = Math.max(0, ...fields.map(([name]) => name.length));
   const { pricing } = model;
-  const price = pricing.perSecond
-    ? `${pricing.baseCredits} micro-cents per second of ${pricing.perSecond.field}`
-    : `${pricing.baseCredits} micro-cents per job`;
   const lines = [
     `${model.slug}  (${model.name}, ${model.category}, ${model.capability})`,
     model.description,
-    `price: ${price}${
+    `price: ${priceText(pricing)}${
       pricing.defaultCostMicroCents === null
         ? ''
         : `; ${pricing.defaultCostMicroCents} micro-cents with the defaults`
@@ -54,6 +51,13 @@ export function describeModel(model: CatalogModelDetail): string {
     ),
   ];
   return lines.join('\n');
+}
+
+/** A model's base price as the model commands print it: `134000 micro-cents per job`. */
+export function priceText(pricing: { baseCredits: number; perSecond?: { field: string } }): string {
+  return `${pricing.baseCredits} micro-cents ${
+    pricing.perSecond ? `per second of ${pricing.perSecond.field}` : 'per job'
+  }`;
 }
 
 /** `one of 4, 6, 8 (default 8)`, `string, up to 4000 characters`, `1 to 4 URL items, as a JSON list`. */
