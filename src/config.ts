@@ -101,6 +101,11 @@ export const configSchema = z.object({
    */
   GENJOBS_LEASE_GRACE: duration.prefault('90s'),
   /**
+   * A lease whose jobs have not all ended by then stays open, paying for them, up to this
+   * long more; then each unfinished one gets a reservation of its own (charged when it ends).
+   */
+  GENJOBS_LEASE_HOLD: duration.prefault('10m'),
+  /**
    * Charges and refunds of finished jobs wait up to this long to share one Account write
    * (refunds show in the balance this much later); 0 writes each at once.
    */

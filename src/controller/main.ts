@@ -307,6 +307,8 @@ export async function startController(deps: ControllerDependencies): Promise<Run
     now,
     reservationGraceMs: config.GENJOBS_RESERVATION_GRACE,
     leaseGraceMs: config.GENJOBS_LEASE_GRACE,
+    leaseHoldMs: config.GENJOBS_LEASE_HOLD,
+    money,
     plans: config.GENJOBS_PLANS,
     enqueueJob: (id) => jobQueue.queue.add(id),
     erase: (account) => eraser.erase(account),

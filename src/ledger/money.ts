@@ -1,5 +1,5 @@
 import type { Informer } from '../k8s/informer.ts';
-import type { Account, GenerationJob } from '../k8s/types.ts';
+import { type Account, type GenerationJob, isTerminal } from '../k8s/types.ts';
 import { leaseFit } from './fit.ts';
 import { type Holding, holding } from './ops.ts';
 
@@ -38,6 +38,21 @@ export class Money {
     let sum = 0;
     for (const j of this.jobs.byIndex(BY_LEASE, lease)) sum += j.spec.costMicroCents;
     return sum;
+  }
+
+  /**
+   * A lease as far as this cache shows it: what the jobs it pays for cost (`paid`: for a lease
+   * its replica released, the lease's whole amount) and whether any of them is unfinished.
+   */
+  leaseJobs(account: string, lease: string): { paid: number; unfinished: boolean } {
+    let paid = 0;
+    let unfinished = false;
+    for (const j of this.jobs.byIndex(BY_LEASE, lease)) {
+      if (j.spec.account !== account || !this.fits(lease, j)) continue;
+      paid += j.spec.costMicroCents;
+      if (!isTerminal(j.status?.phase)) unfinished = true;
+    }
+    return { paid, unfinished };
   }
 
   /** The amount of an open lease of the job's account, or undefined. */

@@ -8,6 +8,7 @@ import type { Informer } from '../../src/k8s/informer.ts';
 import { type Resources, resources } from '../../src/k8s/resources.ts';
 import type { Account, AccountStatus, GenerationJob } from '../../src/k8s/types.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
+import { Money } from '../../src/ledger/money.ts';
 import { imbalance } from '../../src/ledger/ops.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { eventually, testNamespace } from '../support/cluster.ts';
@@ -31,6 +32,7 @@ beforeAll(async () => {
   r = resources(kube);
   accounts = crInformer<Account>(kube, r.accounts, logs.log);
   jobs = crInformer<GenerationJob>(kube, r.jobs, logs.log);
+  const money = new Money(jobs, accounts);
   await Promise.all([accounts.start(), jobs.start()]);
   await Promise.all([accounts.waitForSync(), jobs.waitForSync()]);
   reconciler = new AccountReconciler({
@@ -44,6 +46,8 @@ beforeAll(async () => {
     metrics,
     reservationGraceMs: 60_000,
     leaseGraceMs: 2_000,
+    leaseHoldMs: 60_000,
+    money,
     plans: { free: 2, pro: 20 },
     enqueueJob: () => {},
   });

@@ -3,8 +3,10 @@ import { once } from 'node:events';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOG_LABEL } from '../../src/catalog/watcher.ts';
 import { freePort, REPO_ROOT } from '../../src/dev/controlplane.ts';
 import type { AppError } from '../../src/errors.ts';
+import { applyConfigMap } from '../../src/k8s/configmaps.ts';
 import type { GenerationJob } from '../../src/k8s/types.ts';
 import { CreditLeases } from '../../src/ledger/credit-leases.ts';
 import { leaseFit } from '../../src/ledger/fit.ts';
@@ -288,6 +290,147 @@ describe('credit leases', () => {
     );
     const status = (await account('lagging')).status;
     expect([status?.balanceMicroCents, imbalance(status)]).toEqual([10_000_000, 0]);
+  });
+
+  describe('a lease whose jobs outlive its close', () => {
+    const PAUSED = 'genjobs/held/text-to-image';
+    /** A model of the catalog whose jobs wait (maxConcurrency 0) until it gets a slot. */
+    const pausedCatalog = (slots: number) =>
+      applyConfigMap(s.kube, {
+        metadata: { name: 'catalog-held', labels: { [CATALOG_LABEL]: 'true' } },
+        data: {
+          'held.yaml': `models:
+  - provider: genjobs
+    name: held
+    displayName: Held
+    category: image
+    versions: [v1.0]
+    variants:
+      text-to-image:
+        inputSchema: { type: object, properties: { prompt: { type: string } } }
+        pricing: { baseCredits: ${COST}, unit: per_generation }
+        runtime: { type: builtin, maxConcurrency: ${slots}, typicalSeconds: 5 }
+`,
+        },
+      });
+    /**
+     * A released lease (its amount what its two jobs cost) that ends in a second: one job of
+     * a model that runs, one of the waiting model.
+     */
+    async function leaseOfTwo(name: string): Promise<number> {
+      await s.admin.createAccount({ name, plan: 'pro', grantMicroCents: 10_000_000 });
+      await eventually(
+        async () => (await account(name)).status?.balanceMicroCents === 10_000_000,
+        5_000,
+        'grant',
+      );
+      const expiresAt = Date.now() + 1_000;
+      await s.r.accounts.patchStatus(name, {
+        status: {
+          balanceMicroCents: 10_000_000 - 2 * COST,
+          leases: { [`l-${name}`]: { amount: 2 * COST, expiresAt: new Date(expiresAt).toISOString() } },
+        },
+      });
+      for (const [job, model] of [
+        [`${name}-runs`, IMAGE],
+        [`${name}-waits`, PAUSED],
+      ] as const) {
+        await s.r.jobs.create({
+          metadata: { name: job },
+          spec: {
+            account: name,
+            model,
+            version: 'v1.0',
+            input: { prompt: job },
+            costMicroCents: COST,
+            lease: `l-${name}`,
+          },
+        });
+      }
+      await eventually(
+        async () => (await s.r.jobs.get(`${name}-runs`))?.status?.phase === 'completed',
+        60_000,
+        'the job that runs',
+      );
+      return expiresAt;
+    }
+
+    beforeAll(async () => {
+      await pausedCatalog(0);
+      await eventually(() => s.api.catalog()?.variantsBySlug.has(PAUSED), 10_000, 'catalog');
+    });
+
+    it('stays open, paying for them, and closes in one write once they end: no reservation, no charge', async () => {
+      const expiresAt = await leaseOfTwo('outlived');
+      // Well past the close (term + grace) and a few looks of the Account reconciler.
+      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt + GRACE_MS + 3_000 - Date.now())));
+      const open = (await account('outlived')).status!;
+      expect(open.leases?.['l-outlived']?.amount).toBe(2 * COST);
+      expect(open.reservations ?? {}).toEqual({});
+      expect([open.balanceMicroCents, open.spentMicroCents ?? 0, imbalance(open)]).toEqual([
+        10_000_000 - 2 * COST,
+        0,
+        0,
+      ]);
+      // The finished job stays while its lease still counts it.
+      expect((await s.r.jobs.get('outlived-runs'))?.status?.phase).toBe('completed');
+
+      let reserved = false;
+      const watching = setInterval(async () => {
+        const st = (await account('outlived').catch(() => undefined))?.status;
+        if (Object.keys(st?.reservations ?? {}).length > 0) reserved = true;
+      }, 100);
+      try {
+        await pausedCatalog(1);
+        await eventually(
+          async () => (await s.r.jobs.get('outlived-waits'))?.status?.phase === 'completed',
+          60_000,
+          'the waiting job ran',
+        );
+        await eventually(
+          async () => Object.keys((await account('outlived')).status?.leases ?? {}).length === 0,
+          20_000,
+          'the lease closed',
+        );
+      } finally {
+        clearInterval(watching);
+      }
+      expect(reserved).toBe(false);
+      const st = (await account('outlived')).status!;
+      expect([st.balanceMicroCents, st.spentMicroCents, imbalance(st)]).toEqual([
+        10_000_000 - 2 * COST,
+        2 * COST,
+        0,
+      ]);
+      await pausedCatalog(0);
+    }, 120_000);
+
+    it('past GENJOBS_LEASE_HOLD closes all the same: the unfinished job gets a reservation, charged when it ends', async () => {
+      await s.controller.stop();
+      s.controller = await s.startController({ GENJOBS_LEASE_HOLD: '1s' });
+      const expiresAt = await leaseOfTwo('overheld');
+      await eventually(
+        async () => Object.keys((await account('overheld')).status?.leases ?? {}).length === 0,
+        20_000,
+        'the lease closed',
+      );
+      // Not before its term, grace and hold.
+      expect(Date.now()).toBeGreaterThanOrEqual(expiresAt + GRACE_MS + 1_000);
+      const closed = (await account('overheld')).status!;
+      expect(closed.reservations).toEqual({ 'overheld-waits': COST });
+      expect([closed.spentMicroCents, imbalance(closed)]).toEqual([COST, 0]);
+
+      await pausedCatalog(1);
+      await eventually(() => settled('overheld'), 60_000, 'the waiting job ran and was charged');
+      const st = (await account('overheld')).status!;
+      expect([st.balanceMicroCents, st.spentMicroCents, imbalance(st)]).toEqual([
+        10_000_000 - 2 * COST,
+        2 * COST,
+        0,
+      ]);
+      await s.controller.stop();
+      s.controller = await s.startController();
+    }, 120_000);
   });
 
   it("a replica's 402 is retryable, with Retry-After, while another replica's lease holds credit that would pay", async () => {

@@ -170,6 +170,8 @@ seccompProfile:
   value: {{ include "genjobs.number" .Values.jobs.leaseTerm | quote }}
 - name: GENJOBS_LEASE_GRACE
   value: {{ include "genjobs.number" .Values.jobs.leaseGrace | quote }}
+- name: GENJOBS_LEASE_HOLD
+  value: {{ include "genjobs.number" .Values.jobs.leaseHold | quote }}
 - name: GENJOBS_KUBE_TIMEOUT
   value: {{ include "genjobs.number" .Values.kube.timeout | quote }}
 - name: GENJOBS_KUBE_LIST_TIMEOUT

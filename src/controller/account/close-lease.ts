@@ -11,10 +11,10 @@ import type { Logger } from '../../log.ts';
  * Counts and closes credit leases whose term and grace have passed: no create naming them
  * can land any more, so a fresh list (not the cache, which may lag) holds all their jobs,
  * selected by the lease their immutable spec names (a label could be edited away). Of each
- * lease's jobs, those it pays
- * for (leaseFit): completed ones are spent, unfinished ones get a reservation each, and
- * everything else returns to the balance, in one ledger operation per lease (the ledger
- * writes them together).
+ * lease's jobs, those it pays for (leaseFit): completed ones are spent, unfinished ones (a
+ * lease whose replica died, or one held open past GENJOBS_LEASE_HOLD) get a reservation
+ * each, and everything else returns to the balance, in one ledger operation per lease (the
+ * ledger writes them together).
  */
 export async function closeLeases(
   d: {
@@ -68,3 +68,12 @@ function stateOf(job: GenerationJob): LeaseJobState {
       return 'unfinished';
   }
 }
+
+/**
+ * Leases due within this window of each other are closed together (one list, one Account
+ * write), and a lease held open for its unfinished jobs is looked at again this often: up
+ * to 30 s, a third of the grace. A close only does the bookkeeping (a lease's unused credit
+ * went back when its replica released it, a failed job's refund is not waiting for it), so
+ * closing later holds no money back.
+ */
+export const closeBatchMs = (graceMs: number) => Math.max(1, Math.min(30_000, Math.floor(graceMs / 3)));

@@ -5,11 +5,12 @@ import type { CustomResources } from '../../k8s/resources.ts';
 import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
+import type { Money } from '../../ledger/money.ts';
 import { imbalance } from '../../ledger/ops.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
 import { sameJson, setCondition } from '../conditions.ts';
-import { closeLeases } from './close-lease.ts';
+import { closeBatchMs, closeLeases } from './close-lease.ts';
 
 export interface AccountReconcilerDeps {
   accounts: CustomResources<Account>;
@@ -23,6 +24,13 @@ export interface AccountReconcilerDeps {
   reservationGraceMs: number;
   /** How long after its term a credit lease is counted and closed (docs/money.md). */
   leaseGraceMs: number;
+  /**
+   * How long past that a lease whose jobs are not all finished stays open, paying for them,
+   * before its close gives each unfinished one a reservation (docs/money.md). 0: never.
+   */
+  leaseHoldMs: number;
+  /** The jobs a lease pays for, from the job cache (the close itself lists them afresh). */
+  money: Pick<Money, 'leaseJobs'>;
   enqueueJob: (jobId: string) => void;
   /**
    * The service's plans (GENJOBS_PLANS): an Account of another plan may run no jobs (the
@@ -96,15 +104,15 @@ export class AccountReconciler {
     }
     if (stillJobless.size > 0) this.jobless.set(name, stillJobless);
     else this.jobless.delete(name);
+    const batch = closeBatchMs(d.leaseGraceMs);
     for (const [id, lease] of Object.entries(account.status?.leases ?? {})) {
       const due = Date.parse(lease.expiresAt) + d.leaseGraceMs;
-      if (now >= due) closing.push(id);
       // Rounded up to a common instant, so the leases of a few seconds close in one write.
-      else
-        requeueAfterMs = Math.min(
-          requeueAfterMs ?? Number.POSITIVE_INFINITY,
-          roundUp(due, closeBatchMs(d.leaseGraceMs)) - now + 1,
-        );
+      const wake = (at: number) =>
+        (requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, roundUp(at, batch) - now + 1));
+      if (now < due) wake(due);
+      else if (now < due + d.leaseHoldMs && this.holds(name, id, lease.amount)) wake(now + batch);
+      else closing.push(id);
     }
     // All at once: the ledger writes them together (and settlements linger to be batched).
     await Promise.all([
@@ -113,6 +121,19 @@ export class AccountReconciler {
     ]);
     await this.updateReady(name, now);
     return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
+  }
+
+  /**
+   * Whether a due lease stays open: its replica gave back what it did not draw (the jobs the
+   * lease pays for hold its whole amount) and one of them is unfinished. It goes on paying
+   * for them, so their completions need no Account write; it closes once they have all
+   * ended, in one write, where closing now would give each a reservation to charge later
+   * (a write per few jobs). A lease whose replica died holding credit closes now: its
+   * remainder goes back without waiting for the jobs.
+   */
+  private holds(account: string, id: string, amount: number): boolean {
+    const { paid, unfinished } = this.d.money.leaseJobs(account, id);
+    return unfinished && paid >= amount;
   }
 
   private async refundOrphan(account: Account, jobId: string): Promise<void> {
@@ -226,11 +247,4 @@ export function dollars(microCents: number): string {
   return `$${whole.toLocaleString('en-US')}.${fraction}`;
 }
 
-/**
- * Leases due within this window of each other are closed together (one list, one Account
- * write): up to 30 s, a third of the grace. A close only does the bookkeeping (a lease's
- * unused credit went back when its replica released it, a failed job's refund is not
- * waiting for it), so closing later holds no money back.
- */
-const closeBatchMs = (graceMs: number) => Math.max(1, Math.min(30_000, Math.floor(graceMs / 3)));
 const roundUp = (t: number, step: number) => Math.ceil(t / step) * step;

@@ -15,6 +15,7 @@ import type { Money } from '../../ledger/money.ts';
 import type { Holding } from '../../ledger/ops.ts';
 import type { Logger } from '../../log.ts';
 import type { Metrics } from '../../metrics.ts';
+import { closeBatchMs } from '../account/close-lease.ts';
 import { mergePatch, setCondition } from '../conditions.ts';
 import type { Admission } from './admission.ts';
 import type { ModelCredentials } from './credentials.ts';
@@ -409,12 +410,14 @@ export class JobReconciler {
   /**
    * A finished job its open lease pays for stays until the lease is closed: the close counts
    * the lease's jobs from a list, and a job deleted before would be money no one accounts for.
-   * The wait in ms, or undefined when the job may go.
+   * The wait in ms, or undefined when the job may go. A lease past its close is held open
+   * for its unfinished jobs (closed within a close batch of their end): looked at that often.
    */
   private keepForLease(job: GenerationJob, held: Holding, now: number): number | undefined {
     const lease = held === 'lease' ? this.d.money.leaseOf(job) : undefined;
     if (!lease) return undefined;
-    return Math.max(1_000, lease.expiresAt + this.d.leaseGraceMs - now + 1_000);
+    const due = lease.expiresAt + this.d.leaseGraceMs;
+    return due > now ? due - now + 1_000 : Math.max(1_000, closeBatchMs(this.d.leaseGraceMs));
   }
 
   /**
