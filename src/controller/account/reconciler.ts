@@ -105,11 +105,12 @@ export class AccountReconciler {
     if (stillJobless.size > 0) this.jobless.set(name, stillJobless);
     else this.jobless.delete(name);
     const batch = closeBatchMs(d.leaseGraceMs);
+    // Rounded up to a common instant, so the leases of a few seconds close in one write.
+    const wake = (at: number) => {
+      requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, roundUp(at, batch) - now + 1);
+    };
     for (const [id, lease] of Object.entries(account.status?.leases ?? {})) {
       const due = Date.parse(lease.expiresAt) + d.leaseGraceMs;
-      // Rounded up to a common instant, so the leases of a few seconds close in one write.
-      const wake = (at: number) =>
-        (requeueAfterMs = Math.min(requeueAfterMs ?? Number.POSITIVE_INFINITY, roundUp(at, batch) - now + 1));
       if (now < due) wake(due);
       else if (now < due + d.leaseHoldMs && this.holds(name, id, lease.amount)) wake(now + batch);
       else closing.push(id);
