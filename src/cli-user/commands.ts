@@ -12,7 +12,7 @@ import {
 import { downloadOutputs, prepareDownloadDir, SaveError } from './download.ts';
 import { EXIT, exitForError, exitForJob, exitHelp, outcomeUnknown } from './exit.ts';
 import { buildInput, fileError, UsageError } from './input.ts';
-import { describeModel, priceText } from './model-help.ts';
+import { describeEstimate, describeModel, priceText } from './model-help.ts';
 import { Progress } from './progress.ts';
 import { keySource, loadSettings, type Settings, urlSource } from './settings.ts';
 
@@ -291,6 +291,28 @@ export function registerUserCommands(program: Command): void {
     ),
   );
 
+  usageExit(
+    program
+      .command('estimate')
+      .description('what a job would cost, part by part (nothing is submitted or charged)')
+      .argument('<model>', 'model slug, e.g. genjobs/reference-video/text-to-video')
+      .option(
+        '-i, --input <key=value>',
+        'an input field (repeatable); key:=json for a JSON value',
+        collect,
+        [],
+      )
+      .option('--input-file <file>', 'the input as a JSON object (- for stdin)')
+      .addOption(outputOption()),
+    inputFieldHint,
+  ).action(
+    action(async (model: string, o: Output & { input: string[]; inputFile?: string }) => {
+      const estimate = await client().jobs.estimate({ model, input: await buildInput(o.input, o.inputFile) });
+      print(o, estimate, () => describeEstimate(estimate));
+      return EXIT.ok;
+    }),
+  );
+
   const jobs = usageExit(program.command('jobs').description('read, list, cancel and watch jobs (HTTP API)'));
   usageExit(jobs.command('get').argument('<jobId>').addOption(outputOption())).action(
     action(async (jobId: string, o: Output) => {
@@ -395,7 +417,7 @@ export function registerUserCommands(program: Command): void {
   ).action(
     action(async (slug: string, o: Output) => {
       const model = await client().catalog.model(slug);
-      print(o, model, () => describeModel(model));
+      print(o, model, () => describeModel(model, slug));
       return EXIT.ok;
     }),
   );

@@ -1,4 +1,5 @@
-import type { CatalogModelDetail } from '../client/types.ts';
+import type { CatalogModelDetail, Estimate } from '../client/types.ts';
+import { dollars } from '../ledger/dollars.ts';
 
 /** The parts of a JSON Schema the catalog's input schemas use, as far as a reader needs them. */
 interface FieldSchema {
@@ -27,20 +28,24 @@ interface InputSchema {
  * job costs, and each input field with its type, choices, default and whether it is needed,
  * written the way `genjobs run --input` takes it.
  */
-export function describeModel(model: CatalogModelDetail): string {
+export function describeModel(model: CatalogModelDetail, asked = model.slug): string {
   const schema = model.inputSchema as InputSchema;
   const required = new Set(schema.required ?? []);
   const fields = Object.entries(schema.properties ?? {});
   const width = Math.max(0, ...fields.map(([name]) => name.length));
-  const { pricing } = model;
   const lines = [
     `${model.slug}  (${model.name}, ${model.category}, ${model.capability})`,
+    // A model's slug answers its default variant: say so, since run takes only a variant's.
+    ...(asked === model.slug
+      ? []
+      : [
+          `(${asked} is a model: this is its default variant; run and estimate take a variant's slug: ${[
+            model.slug,
+            ...model.siblings.map((v) => v.slug),
+          ].join(', ')})`,
+        ]),
     model.description,
-    `price: ${priceText(pricing)}${
-      pricing.defaultCostMicroCents === null
-        ? ''
-        : `; ${pricing.defaultCostMicroCents} micro-cents with the defaults`
-    }`,
+    `price: ${priceText(model.pricing)} (genjobs estimate ${model.slug} --input … prices any input)`,
     'input (--input key=value, or key:=json for a list):',
     ...fields.map(([name, field]) => {
       const what = [fieldType(field), required.has(name) ? 'required' : undefined].filter(Boolean).join(', ');
@@ -53,11 +58,41 @@ export function describeModel(model: CatalogModelDetail): string {
   return lines.join('\n');
 }
 
-/** A model's base price as the model commands print it: `134000 micro-cents per job`. */
-export function priceText(pricing: { baseCredits: number; perSecond?: { field: string } }): string {
-  return `${pricing.baseCredits} micro-cents ${
+/**
+ * A model's price as the model commands print it: `134000 micro-cents per job`, and what a
+ * job with the input's defaults costs where that differs (priced by the second, or by a
+ * default's multiplier): `200000 micro-cents per second of duration; 2400000 with the defaults`.
+ */
+export function priceText(pricing: {
+  baseCredits: number;
+  perSecond?: { field: string };
+  defaultCostMicroCents: number | null;
+}): string {
+  const base = `${pricing.baseCredits} micro-cents ${
     pricing.perSecond ? `per second of ${pricing.perSecond.field}` : 'per job'
   }`;
+  const byDefault = pricing.defaultCostMicroCents;
+  return byDefault === null || (byDefault === pricing.baseCredits && !pricing.perSecond)
+    ? base
+    : `${base}; ${byDefault} with the defaults`;
+}
+
+/**
+ * `genjobs estimate`: what a job would cost, and from what: `2400000 micro-cents ($2.40)`,
+ * then each part of the price as the api breaks it down (the base, each multiplied field, a discount).
+ */
+export function describeEstimate(e: Estimate): string {
+  // The discount is a part of its own (negative); what kind and how much is said beside it.
+  const d = e.discounted;
+  const parts = e.breakdown.map((b): [string, number] => [
+    b.component === 'discount' && d ? `discount (${d.type}, ${d.percentage}%)` : b.component,
+    b.costMicroCents,
+  ]);
+  const width = Math.max(0, ...parts.map(([name]) => name.length));
+  return [
+    `${e.estimatedCostMicroCents} micro-cents (${dollars(e.estimatedCostMicroCents)})`,
+    ...parts.map(([name, cost]) => `  ${name.padEnd(width)}  ${String(cost).padStart(12)}`),
+  ].join('\n');
 }
 
 /** `one of 4, 6, 8 (default 8)`, `string, up to 4000 characters`, `1 to 4 URL items, as a JSON list`. */

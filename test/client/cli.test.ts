@@ -177,8 +177,31 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     const balance = (await genjobs(['balance'])).stdout;
     expect(balance).toMatch(/^account: \S+\nplan: pro\nmaxConcurrentJobs: 20\nbalanceMicroCents: \d+\n/);
     const models = (await genjobs(['models', 'list'])).stdout;
-    expect(models).toMatch(new RegExp(`${VIDEO} .* micro-cents per second of duration`));
-    expect(models).toMatch(new RegExp(`${IMAGE} .* micro-cents per job`));
+    expect(models).toMatch(
+      new RegExp(`${VIDEO} .* micro-cents per second of duration; 2400000 with the defaults`),
+    );
+    expect(models).toMatch(new RegExp(`${IMAGE} .* micro-cents per job\n`));
+    // A price part by part, for any input, with nothing submitted.
+    const ids = async () =>
+      JSON.parse((await genjobs(['jobs', 'list', '-o', 'json'])).stdout).jobs.map(
+        (j: { jobId: string }) => j.jobId,
+      );
+    const before = await ids();
+    const estimate = await genjobs(['estimate', VIDEO, '-i', 'prompt=x', '-i', 'duration=4']);
+    expect(estimate.code, estimate.stderr).toBe(0);
+    const lines = estimate.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('1200000 micro-cents ($1.20)');
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}base +800000$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}has_sound=true +400000$/));
+    const silent = JSON.parse(
+      (await genjobs(['estimate', VIDEO, '-i', 'prompt=x', '-i', 'has_sound:=false', '-o', 'json'])).stdout,
+    );
+    expect(silent.estimatedCostMicroCents).toBe(1_600_000);
+    expect(await ids()).toEqual(before);
+    const refused = await genjobs(['estimate', VIDEO, '-i', 'prompt=x', '-i', 'duration=5']);
+    expect([refused.code, refused.stderr]).toEqual([4, expect.stringContaining('INVALID_INPUT')]);
+    const ofModel = await genjobs(['models', 'get', 'genjobs/reference-image']);
+    expect(ofModel.stdout).toContain('genjobs/reference-image is a model: this is its default variant');
     const model = await genjobs(['models', 'get', VIDEO]);
     expect(model.code, model.stderr).toBe(0);
     expect(model.stdout).toMatch(/^ {2}duration +one of 4, 6, 8 \(default 8\)/m);

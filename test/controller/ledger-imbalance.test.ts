@@ -1,12 +1,13 @@
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AccountReconciler, dollars, imbalanceMessage } from '../../src/controller/account/reconciler.ts';
+import { AccountReconciler, imbalanceMessage } from '../../src/controller/account/reconciler.ts';
 import type { Kube } from '../../src/k8s/client.ts';
 import { crInformer } from '../../src/k8s/cr-informer.ts';
 import { EventRecorder } from '../../src/k8s/events.ts';
 import type { Informer } from '../../src/k8s/informer.ts';
 import { type Resources, resources } from '../../src/k8s/resources.ts';
 import type { Account, AccountStatus, GenerationJob } from '../../src/k8s/types.ts';
+import { dollars } from '../../src/ledger/dollars.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { Money } from '../../src/ledger/money.ts';
 import { imbalance } from '../../src/ledger/ops.ts';

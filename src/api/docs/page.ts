@@ -48,7 +48,8 @@ curl -N $GENJOBS_URL/v1/jobs/JOB_ID/events -H "authorization: Bearer $GENJOBS_AP
   <p>Or with the command line or the TypeScript client, both in the genjobs repository (not an
   npm registry package): in a checkout, <code>npm ci &amp;&amp; npm run build</code>, then
   <code>npx genjobs run MODEL --input key=value --download .</code> there
-  (<code>npx genjobs models get MODEL</code> lists its input fields), or
+  (<code>npx genjobs models get MODEL</code> lists its input fields, <code>npx genjobs estimate MODEL --input key=value</code>
+  prices a job part by part), or
   <code>npm install /path/to/genjobs</code> in your app:</p>
 <pre>import { createClient } from 'genjobs/client';
 const genjobs = createClient({ baseUrl: process.env.GENJOBS_URL!, apiKey: process.env.GENJOBS_API_KEY! });

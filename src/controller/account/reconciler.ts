@@ -4,6 +4,7 @@ import type { Informer } from '../../k8s/informer.ts';
 import type { CustomResources } from '../../k8s/resources.ts';
 import { type Account, API_VERSION, type GenerationJob, isTerminal } from '../../k8s/types.ts';
 import type { HandlerResult } from '../../k8s/workqueue.ts';
+import { dollars } from '../../ledger/dollars.ts';
 import type { Ledger } from '../../ledger/ledger.ts';
 import type { Money } from '../../ledger/money.ts';
 import { imbalance } from '../../ledger/ops.ts';
@@ -236,16 +237,6 @@ export function imbalanceMessage(off: number): string {
     `balance + held + spent is ${dollars(amount)} (${amount} micro-cents) ${way} the applied grant: ` +
     `${what} (the ledger's own writes balance: was the status edited by hand?)`
   );
-}
-
-/** Micro-cents (a millionth of a dollar) as dollars, exactly: 134000 → $0.134, 5000000 → $5.00. */
-export function dollars(microCents: number): string {
-  const whole = Math.floor(microCents / 1_000_000);
-  const fraction = String(microCents % 1_000_000)
-    .padStart(6, '0')
-    .replace(/0+$/, '')
-    .padEnd(2, '0');
-  return `$${whole.toLocaleString('en-US')}.${fraction}`;
 }
 
 const roundUp = (t: number, step: number) => Math.ceil(t / step) * step;

@@ -1,0 +1,9 @@
+/** Micro-cents (a millionth of a dollar) as dollars, exactly: 134000 → $0.134, 5000000 → $5.00. */
+export function dollars(microCents: number): string {
+  const whole = Math.floor(microCents / 1_000_000);
+  const fraction = String(microCents % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '')
+    .padEnd(2, '0');
+  return `$${whole.toLocaleString('en-US')}.${fraction}`;
+}
