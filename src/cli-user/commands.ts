@@ -220,6 +220,13 @@ function inputFieldHint(message: string): string {
     : '';
 }
 
+/** A job's input as `run` and `estimate` take it: `--input key=value` (repeatable) or `--input-file`. */
+function inputOptions(cmd: Command): Command {
+  return cmd
+    .option('-i, --input <key=value>', 'an input field (repeatable); key:=json for a JSON value', collect, [])
+    .option('--input-file <file>', 'the input as a JSON object (- for stdin)');
+}
+
 const CONTENT_TYPES: Record<string, PresignRequest['contentType']> = {
   '.jpg': 'image/jpeg',
   '.jpeg': 'image/jpeg',
@@ -238,17 +245,12 @@ const CONTENT_TYPES: Record<string, PresignRequest['contentType']> = {
  */
 export function registerUserCommands(program: Command): void {
   usageExit(
-    program
-      .command('run')
-      .description('submit a job; with --wait or --download, follow it to the end')
-      .argument('<model>', 'model slug, e.g. genjobs/reference-video/text-to-video')
-      .option(
-        '-i, --input <key=value>',
-        'an input field (repeatable); key:=json for a JSON value',
-        collect,
-        [],
-      )
-      .option('--input-file <file>', 'the input as a JSON object (- for stdin)')
+    inputOptions(
+      program
+        .command('run')
+        .description('submit a job; with --wait or --download, follow it to the end')
+        .argument('<model>', 'model slug, e.g. genjobs/reference-video/text-to-video'),
+    )
       .option('--wait', 'wait for the job to finish')
       .option('--download <dir>', 'wait, then save the outputs into this directory')
       .option('--idempotency-key <key>', 'default: a new random key (retries never make a second job)')
@@ -292,18 +294,12 @@ export function registerUserCommands(program: Command): void {
   );
 
   usageExit(
-    program
-      .command('estimate')
-      .description('what a job would cost, part by part (nothing is submitted or charged)')
-      .argument('<model>', 'model slug, e.g. genjobs/reference-video/text-to-video')
-      .option(
-        '-i, --input <key=value>',
-        'an input field (repeatable); key:=json for a JSON value',
-        collect,
-        [],
-      )
-      .option('--input-file <file>', 'the input as a JSON object (- for stdin)')
-      .addOption(outputOption()),
+    inputOptions(
+      program
+        .command('estimate')
+        .description('what a job would cost, part by part (nothing is submitted or charged)')
+        .argument('<model>', 'model slug, e.g. genjobs/reference-video/text-to-video'),
+    ).addOption(outputOption()),
     inputFieldHint,
   ).action(
     action(async (model: string, o: Output & { input: string[]; inputFile?: string }) => {
