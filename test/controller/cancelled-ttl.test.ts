@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CATALOG_LABEL } from '../../src/catalog/watcher.ts';
-import { applyConfigMap } from '../../src/k8s/configmaps.ts';
+import { applyImageModel } from '../support/catalogs.ts';
 import { eventually } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
@@ -12,23 +11,7 @@ beforeAll(async () => {
   // A model with no capacity: its jobs are never admitted (admission moves a job to
   // processing before its Pod exists, and a processing job may not be cancelled), so a job
   // of it stays pending and cancellable.
-  await applyConfigMap(s.kube, {
-    metadata: { name: 'catalog-paused', labels: { [CATALOG_LABEL]: 'true' } },
-    data: {
-      'paused.yaml': `models:
-  - provider: genjobs
-    name: paused
-    displayName: Paused
-    category: image
-    versions: [v1.0]
-    variants:
-      text-to-image:
-        inputSchema: { type: object, properties: { prompt: { type: string } } }
-        pricing: { baseCredits: 134000, unit: per_generation }
-        runtime: { type: builtin, maxConcurrency: 0, typicalSeconds: 5 }
-`,
-    },
-  });
+  await applyImageModel(s.kube, { name: 'paused', displayName: 'Paused', baseCredits: 134_000, slots: 0 });
   await eventually(() => s.api.catalog()?.variantsBySlug.has(PAUSED), 10_000, 'catalog');
 });
 afterAll(async () => {

@@ -3,12 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG_LABEL } from '../../src/catalog/watcher.ts';
 import { JOB_LABEL } from '../../src/controller/job/pod.ts';
-import { applyConfigMap } from '../../src/k8s/configmaps.ts';
 import { deletePod } from '../../src/k8s/pods.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { imbalance } from '../../src/ledger/ops.ts';
+import { applyImageModel } from '../support/catalogs.ts';
 import { eventually, kubeconfigPath } from '../support/cluster.ts';
 import { type E2e, REMOTE_URL, startE2e } from '../support/e2e.ts';
 import { decodeImage, download, probe } from '../support/media.ts';
@@ -252,23 +251,7 @@ describe('end to end: submit, run in a Pod, download real media', () => {
 
 describe('waiting for capacity', () => {
   it('a job of a paused model waits in pending, is cancellable, and its Pod never exists', async () => {
-    await applyConfigMap(s.kube, {
-      metadata: { name: 'catalog-paused', labels: { [CATALOG_LABEL]: 'true' } },
-      data: {
-        'paused.yaml': `models:
-  - provider: genjobs
-    name: paused
-    displayName: Paused
-    category: image
-    versions: [v1.0]
-    variants:
-      text-to-image:
-        inputSchema: { type: object, properties: { prompt: { type: string } } }
-        pricing: { baseCredits: 5000, unit: per_generation }
-        runtime: { type: builtin, maxConcurrency: 0, typicalSeconds: 5 }
-`,
-      },
-    });
+    await applyImageModel(s.kube, { name: 'paused', displayName: 'Paused', baseCredits: 5000, slots: 0 });
     await eventually(
       async () => (await s.call('/v1/catalog/models/genjobs/paused')).status === 200,
       5_000,

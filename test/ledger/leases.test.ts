@@ -3,15 +3,14 @@ import { once } from 'node:events';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG_LABEL } from '../../src/catalog/watcher.ts';
 import { freePort, REPO_ROOT } from '../../src/dev/controlplane.ts';
 import type { AppError } from '../../src/errors.ts';
-import { applyConfigMap } from '../../src/k8s/configmaps.ts';
 import type { GenerationJob } from '../../src/k8s/types.ts';
 import { CreditLeases } from '../../src/ledger/credit-leases.ts';
 import { leaseFit } from '../../src/ledger/fit.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { imbalance } from '../../src/ledger/ops.ts';
+import { applyImageModel } from '../support/catalogs.ts';
 import { eventually, kubeconfigPath } from '../support/cluster.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
@@ -296,23 +295,7 @@ describe('credit leases', () => {
     const PAUSED = 'genjobs/held/text-to-image';
     /** A model of the catalog whose jobs wait (maxConcurrency 0) until it gets a slot. */
     const pausedCatalog = (slots: number) =>
-      applyConfigMap(s.kube, {
-        metadata: { name: 'catalog-held', labels: { [CATALOG_LABEL]: 'true' } },
-        data: {
-          'held.yaml': `models:
-  - provider: genjobs
-    name: held
-    displayName: Held
-    category: image
-    versions: [v1.0]
-    variants:
-      text-to-image:
-        inputSchema: { type: object, properties: { prompt: { type: string } } }
-        pricing: { baseCredits: ${COST}, unit: per_generation }
-        runtime: { type: builtin, maxConcurrency: ${slots}, typicalSeconds: 5 }
-`,
-        },
-      });
+      applyImageModel(s.kube, { name: 'held', displayName: 'Held', baseCredits: COST, slots });
     /**
      * A released lease (its amount what its two jobs cost) that ends in a second: one job of
      * a model that runs, one of the waiting model.
