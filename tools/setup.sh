@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the service and its tests need beyond npm packages, each only when missing:
 # Debian packages (ffmpeg for the worker, fonts for rendered text, shellcheck, python3-venv,
-# chromium), a local S3-compatible server for the blob store tests (moto), schemathesis for API
+# chromium, wrk), a local S3-compatible server for the blob store tests (moto), schemathesis for API
 # fuzzing (a virtualenv in ~/.cache/genjobs/venv), and the local Kubernetes control
 # plane and helm, built from pinned Go modules into ~/.cache/genjobs.
 set -euo pipefail
@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 packages=(ffmpeg fonts-dejavu-core shellcheck python3-venv)
 # Debian's chromium: the docs page's browser test drives it with playwright-core.
 packages+=(chromium)
+# wrk: the bench's load generator for reads whose latency is the figure (bench/harness/wrk.ts).
+packages+=(wrk)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

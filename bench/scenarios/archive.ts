@@ -20,6 +20,7 @@ import { type BenchContext, BenchNamespace, newBlobSecret } from '../harness/con
 import { type CpuUse, cpuSnapshot, cpuUse } from '../harness/cpu.ts';
 import { onCleanup } from '../harness/procs.ts';
 import { closedLoop, type LoadResult, round } from '../harness/stats.ts';
+import { wrkLoad } from '../harness/wrk.ts';
 import { type ArchiveE2eResult, archiveE2e } from './archive-e2e.ts';
 
 export interface ArchiveResult {
@@ -188,50 +189,49 @@ export async function archiveScenario(ctx: BenchContext): Promise<ArchiveResult>
     const on = await measure({ GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: pg.url });
     try {
       const archived = await archive.listJobs({ account: 'acct-0', limit: 2_000 });
-      const reads = Number(process.env.BENCH_ARCHIVE_READS ?? (ctx.quick ? 2_000 : 20_000));
+      const seconds = Number(process.env.BENCH_ARCHIVE_READ_SECONDS ?? (ctx.quick ? 1 : 5));
       const pids = { api: on.pid, postgres: pg.pid, bench: process.pid };
       const phases: Record<string, [number, number]> = {};
-      // Each read is warmed up first with as many requests as are timed (JIT, the heaps'
-      // growth, the pool's connections), then timed with the CPU every process spent on it:
-      // the bench client, the api and PostgreSQL share two cores. A tenth as many left the
-      // first timed GETs in the tail of the warm-up: p99 10.8 ms against 4.3 ms for the
-      // same GETs after 10,000 (2,000 live jobs, c=16).
-      const timed = async (name: string, count: number, op: (i: number) => Promise<void>) => {
-        await closedLoop(16, count, op);
+      // Each read goes through wrk (harness/wrk.ts): the bench's own Node loop took a third of
+      // the CPU of a GET on the two cores the api and PostgreSQL are measured on, and its
+      // event loop's queue landed in the latencies it reported. Each read is warmed up first
+      // for as long as it is timed (JIT, the heaps' growth, the pool's connections), then
+      // timed with the CPU every process spent on it; wrk is this process's child, its CPU
+      // is the bench's. A short warm-up left the first timed GETs in its tail: p99 10.8 ms
+      // against 4.3 ms for the same GETs after 10,000 (2,000 live jobs, c=16).
+      const timed = async (name: string, paths: string[]) => {
+        const load = { url: on.client.baseUrl, paths, headers: { authorization: `Bearer ${key}` } };
+        await wrkLoad({ ...load, concurrency: 16, seconds });
         const before = await cpuSnapshot(pids, ['postgres']);
         const from = monotonicMicros();
-        const load = await closedLoop(16, count, op);
+        const result = await wrkLoad({ ...load, concurrency: 16, seconds });
         phases[name] = [from, monotonicMicros()];
-        const cpu = cpuUse(before, await cpuSnapshot(pids, ['postgres']), load.count);
-        return { load, cpu };
+        const cpu = cpuUse(before, await cpuSnapshot(pids, ['postgres']), result.count);
+        return { load: result, cpu };
       };
       // GET of a live (cached) job first: the baseline this machine allows right now.
       const liveIds = (await r.jobs.list()).items
         .filter((j) => j.spec.account === 'acct-0')
         .map((j) => j.metadata.name);
-      const getLive = await timed('getLive', reads, async (i) => {
-        const res = await on.client.call('GET', `/v1/jobs/${liveIds[i % liveIds.length]}`, { key });
-        if (res.status !== 200) throw new Error(`GET live: ${res.status} ${res.body}`);
-      });
-      const get = await timed('getArchived', reads, async (i) => {
-        const id = archived[i % archived.length]!.metadata.name;
-        const res = await on.client.call('GET', `/v1/jobs/${id}`, { key });
-        if (res.status !== 200) throw new Error(`GET ${id}: ${res.status} ${res.body}`);
-      });
-      // Pages deep in the history (up to 1,000 rows in), each a full page of 50.
-      const cursors = archived
+      const getLive = await timed(
+        'getLive',
+        liveIds.map((id) => `/v1/jobs/${id}`),
+      );
+      const get = await timed(
+        'getArchived',
+        archived.map((j) => `/v1/jobs/${j.metadata.name}`),
+      );
+      // Pages deep in the history (up to 1,000 rows in), each a full page of 50 (wrk checks
+      // every answer's status; one page is read whole here).
+      const pages = archived
         .slice(0, Math.min(1_000, archived.length - 50))
-        .map((j) => encodeCursor([String(j.metadata.creationTimestamp ?? ''), j.metadata.name ?? '']));
-      const list = await timed('listPage', Math.round(reads / 2), async (i) => {
-        const res = await on.client.call('GET', `/v1/jobs?limit=50&cursor=${cursors[i % cursors.length]}`, {
-          key,
-        });
-        // Every answer's status, and one page in 16 read whole: the load generator's parsing
-        // of each page ran on the two cores the api and PostgreSQL are measured on.
-        const full = i % 16 === 0;
-        if (res.status !== 200 || (full && (JSON.parse(res.body) as { jobs: unknown[] }).jobs.length !== 50))
-          throw new Error(`list: ${res.status} ${res.body.slice(0, 200)}`);
-      });
+        .map(
+          (j) =>
+            `/v1/jobs?limit=50&cursor=${encodeCursor([String(j.metadata.creationTimestamp ?? ''), j.metadata.name ?? ''])}`,
+        );
+      const sample = await on.client.ok<{ jobs: unknown[] }>('GET', pages.at(-1) ?? '', { key });
+      if (sample.jobs.length !== 50) throw new Error(`list: a page of ${sample.jobs.length} jobs, not 50`);
+      const list = await timed('listPage', pages);
       if (process.env.BENCH_PROFILE) {
         // The profile's clock is CLOCK_MONOTONIC in µs too: each read's slice can be cut out of it.
         await writeFile(join(ctx.dir, 'logs', 'archive-read-phases.json'), JSON.stringify(phases));
