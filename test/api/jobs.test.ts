@@ -200,7 +200,11 @@ describe('job API', () => {
     expect(await res.json()).toEqual({ jobId, status: 'cancelled', refundedMicroCents: 134_000 });
     const again = await svc.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key });
     expect(again.status).toBe(409);
-    expect((await again.json()).code).toBe('JOB_CANNOT_BE_CANCELLED');
+    const refused = await again.json();
+    expect([refused.code, refused.detail]).toEqual([
+      'JOB_CANNOT_BE_CANCELLED',
+      `job ${jobId} is cancelled; only pending jobs can be cancelled`,
+    ]);
     // Refunded at once; the rest of the credit leased for it returns at the end of the lease's term.
     await eventually(
       async () => (await svc.r.accounts.get('acme'))!.status!.balanceMicroCents === before,
@@ -332,6 +336,27 @@ describe('job API', () => {
       ]);
     },
   );
+
+  it('tells a key without check_status that a job is past pending, not which status it has', async () => {
+    const submitOnly = await svc.account({ name: 'submitter' }, ['submit_job']);
+    const { jobId } = await (
+      await svc.call('/v1/jobs/submit', {
+        method: 'POST',
+        key: submitOnly,
+        json: { model: IMAGE, input: { prompt: 's' } },
+      })
+    ).json();
+    expect((await svc.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key: submitOnly })).status).toBe(
+      200,
+    );
+    const again = await svc.call(`/v1/jobs/${jobId}/cancel`, { method: 'POST', key: submitOnly });
+    const refused = await again.json();
+    expect([again.status, refused.code, refused.detail]).toEqual([
+      409,
+      'JOB_CANNOT_BE_CANCELLED',
+      `job ${jobId} is no longer pending; only pending jobs can be cancelled`,
+    ]);
+  });
 
   it('requires credentials and scopes', async () => {
     const none = await svc.call('/v1/jobs/submit', {

@@ -472,9 +472,12 @@ export class JobService {
     for (let attempt = 0; ; attempt++) {
       const phase = phaseOf(job);
       if (phase !== 'pending') {
+        // A job's status is what check_status reads: a key without it learns only that
+        // the job is past pending, which the refusal itself says.
+        const seen = principal.key.spec.scopes.includes('check_status');
         throw new AppError(
           'JOB_CANNOT_BE_CANCELLED',
-          `job ${jobId} is ${phase}; only pending jobs can be cancelled`,
+          `job ${jobId} is ${seen ? phase : 'no longer pending'}; only pending jobs can be cancelled`,
         );
       }
       try {
