@@ -78,7 +78,7 @@ describe('Authenticator, keys the cache has not seen', () => {
     // The refusal's log line says whose the revoked key was (the typo's: nobody's).
     const logged = async (key: string) => {
       const res = { locals: {} } as unknown as Response;
-      const req = { get: (h: string) => (h === 'authorization' ? `Bearer ${key}` : undefined) } as Request;
+      const req = { headersDistinct: { authorization: [`Bearer ${key}`] } } as unknown as Request;
       await expect(auth.require(undefined)(req, res, () => {})).rejects.toMatchObject({
         code: 'INVALID_API_KEY',
       });

@@ -204,9 +204,16 @@ function ownedBy(key: ApiKey, account: Account): boolean {
 }
 
 function credential(req: Request, source: CredentialSource): string | undefined {
-  if (source === 'x-api-key') return req.get('x-api-key')?.trim() || undefined;
-  const header = req.get('authorization');
+  // Node keeps the first of several Authorization headers (and joins x-api-key's); a proxy
+  // may read the last, and log or limit another account than the one served. Two
+  // credentials are none.
+  const name = source === 'x-api-key' ? 'x-api-key' : 'Authorization';
+  const values = req.headersDistinct[name.toLowerCase()] ?? [];
+  if (values.length > 1)
+    throw new AppError('UNAUTHENTICATED', `send one ${name} header, not ${values.length}`);
+  const header = values[0]?.trim();
   if (!header) return undefined;
+  if (source === 'x-api-key') return header;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m) throw new AppError('UNAUTHENTICATED', 'the Authorization header must be "Bearer <API key>"');
   return m[1];

@@ -23,9 +23,8 @@ export function jsonBodyReader(limit: number): (req: Request, res: Response) => 
     limit,
     strict: false,
     type: 'application/json',
-    verify: (req, _res, body, encoding) => {
-      const text = decoded(body, encoding);
-      if (text !== undefined) texts.set(req, text);
+    verify: (req, _res, body) => {
+      texts.set(req, decoded(body));
     },
   });
   return (req, res) => {
@@ -36,6 +35,15 @@ export function jsonBodyReader(limit: number): (req: Request, res: Response) => 
     // would refuse it too, but only once they were on their way).
     if (Number(req.get('content-length') ?? 0) > limit) {
       throw new AppError('PAYLOAD_TOO_LARGE', 'request body is too large');
+    }
+    // JSON is UTF-8 (RFC 8259 8.1): a body declared in another charset is refused as such,
+    // whatever its bytes, rather than read as that charset or as UTF-8.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.get('content-type') ?? '')?.[1];
+    if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
+      throw new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `request bodies must be JSON in UTF-8; charset=${charset} is not (send charset=utf-8 or none)`,
+      );
     }
     continueIfExpected(req, res);
     return new Promise((resolve, reject) =>
@@ -56,23 +64,15 @@ export function jsonBodyReader(limit: number): (req: Request, res: Response) => 
 }
 
 /**
- * The body's text, for the check of repeated names. JSON is UTF-8 (RFC 8259 8.1): bytes that
- * are not are refused, not read as U+FFFD. Another Unicode charset body-parser takes (a
- * declared utf-16) is decoded as it is; one TextDecoder does not know goes unchecked.
+ * The body's text, for the check of repeated names. JSON is UTF-8 (RFC 8259 8.1; the reader
+ * refused any other declared charset): bytes that are not are refused, not read as U+FFFD.
  */
-function decoded(body: Buffer, encoding: string): string | undefined {
-  if (/^utf-?8$/i.test(encoding)) {
-    if (!isUtf8(body)) {
-      // A plain error: body-parser sets the status on it (problem.ts makes it MALFORMED_REQUEST).
-      throw Object.assign(new Error('the request body is not valid UTF-8'), { status: 400 });
-    }
-    return body.toString('utf8');
+function decoded(body: Buffer): string {
+  if (!isUtf8(body)) {
+    // A plain error: body-parser sets the status on it (problem.ts makes it MALFORMED_REQUEST).
+    throw Object.assign(new Error('the request body is not valid UTF-8'), { status: 400 });
   }
-  try {
-    return new TextDecoder(encoding).decode(body);
-  } catch {
-    return undefined;
-  }
+  return body.toString('utf8');
 }
 
 function hasBody(req: Request): boolean {

@@ -37,6 +37,10 @@ export async function listen(app: Express, host: string, port: number, log: Logg
   // send its body: whoever reads a body says 100 first (api/body.ts, blob/routes.ts), so a
   // request refused before (a key that is not valid, a bad signature) sends none.
   server.on('checkContinue', (req, res) => app(req, res));
+  // Any other expectation is one the api does not know, and answers the request as if it
+  // were not there (RFC 9110 10.1.1 allows either that or a 417): Node's own 417 would be a
+  // bare status line, unlike every other answer.
+  server.on('checkExpectation', (req, res) => app(req, res));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(err, socket, log),
   );

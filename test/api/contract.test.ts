@@ -411,6 +411,30 @@ describe('request bodies are read once the caller is known', () => {
     expect(await res.json()).toMatchObject({ code: 'MALFORMED_REQUEST', detail: /not valid UTF-8/ });
   });
 
+  it.each(['latin1', 'utf-16', 'utf8', '"iso-8859-1"'])(
+    'a JSON body declared in charset %s is refused 415, whatever its bytes: JSON is UTF-8',
+    async (charset) => {
+      const res = await svc.call('/v1/jobs/estimate', {
+        method: 'POST',
+        key,
+        headers: { 'content-type': `application/json; charset=${charset}` },
+        body: JSON.stringify({ model: IMAGE, input: { prompt: 'x' } }),
+      });
+      expect(res.status).toBe(415);
+      expect(await res.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', detail: /UTF-8/ });
+    },
+  );
+
+  it.each(['utf-8', 'UTF-8', '"utf-8"'])('a JSON body declared charset=%s is read', async (charset) => {
+    const res = await svc.call('/v1/jobs/estimate', {
+      method: 'POST',
+      key,
+      headers: { 'content-type': `application/json; charset=${charset}` },
+      body: JSON.stringify({ model: IMAGE, input: { prompt: 'x' } }),
+    });
+    expect(res.status).toBe(200);
+  });
+
   it.each(['/v1/catalog/models', '/v1/jobs?limit=1'])(
     'a body on a GET means nothing (RFC 9110 9.3.1): %s does not parse it',
     async (path) => {
@@ -439,6 +463,47 @@ describe('request bodies are read once the caller is known', () => {
       expect(status).toBe(200);
     },
   );
+});
+
+describe('request headers', () => {
+  /** Status and body of a GET sent with these headers, each value of an array a line of its own. */
+  function get(path: string, headers: Record<string, string | string[]>) {
+    const url = new URL(svc.api.url);
+    return new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ host: url.hostname, port: url.port, method: 'GET', path }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      for (const [k, v] of Object.entries(headers)) req.setHeader(k, v);
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('two credentials are none: two Authorization or x-api-key headers are 401, whichever comes first', async () => {
+    const other = await svc.account({ name: 'other' });
+    for (const [name, values] of [
+      ['authorization', [`Bearer ${key}`, `Bearer ${other}`]],
+      ['authorization', [`Bearer ${other}`, `Bearer ${key}`]],
+      ['x-api-key', [key, other]],
+    ] as const) {
+      const path = name === 'x-api-key' ? '/v1/models' : '/v1/account';
+      const res = await get(path, { [name]: [...values] });
+      expect([res.status, JSON.parse(res.body).code]).toEqual([401, 'UNAUTHENTICATED']);
+      expect(JSON.parse(res.body).detail).toMatch(/^send one (Authorization|x-api-key) header, not 2$/);
+      expect((await get(path, { [name]: values[0] })).status).toBe(200);
+    }
+  });
+
+  it('an expectation other than 100-continue is ignored: the request is answered as without it', async () => {
+    const res = await get('/v1/account', { authorization: `Bearer ${key}`, expect: 'something-else' });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).balanceMicroCents).toBeTypeOf('number');
+  });
 });
 
 describe('the OpenAPI document', () => {
