@@ -255,6 +255,21 @@ describe('paths', () => {
     expect(await readdir(join(dir, '..'))).not.toContain('escape');
   });
 
+  it('answers a method /files does not have with 405 and Allow, and OPTIONS with 204 and Allow', async () => {
+    await put(await presign('uploads/acme/kept'), bytes(3));
+    for (const method of ['DELETE', 'POST', 'PATCH']) {
+      const res = await fetch(`${base}/uploads/acme/kept`, { method });
+      expect([res.status, res.headers.get('allow'), await code(res)]).toEqual([
+        405,
+        'GET, HEAD, OPTIONS, PUT',
+        'METHOD_NOT_ALLOWED',
+      ]);
+    }
+    const options = await fetch(`${base}/uploads/acme/kept`, { method: 'OPTIONS' });
+    expect([options.status, options.headers.get('allow')]).toEqual([204, 'GET, HEAD, OPTIONS, PUT']);
+    expect((await fetch(`${base}/uploads/acme/kept`)).status).toBe(200);
+  });
+
   it('does not serve metadata or temporary files', async () => {
     await put(await presign('uploads/acme/m'), bytes(3));
     expect(await raw('GET', '/files/../meta/uploads/acme/m')).toBe(404);

@@ -93,12 +93,26 @@ export function createBlobRouter(options: BlobRouterOptions): Router {
           if (res.headersSent) res.destroy();
           else next(error);
         });
+    } else if (!['GET', 'HEAD', 'PUT'].includes(req.method)) {
+      // As the API's paths answer a method they do not have (api/app.ts): 405 with Allow,
+      // and OPTIONS (not a CORS preflight) 204 with it.
+      res.setHeader('Allow', FILE_METHODS);
+      if (req.method === 'OPTIONS') res.status(204).end();
+      else
+        next(
+          new AppError(
+            'METHOD_NOT_ALLOWED',
+            `${req.method} is not allowed on /files; allowed: ${FILE_METHODS}`,
+          ),
+        );
     } else {
       next();
     }
   });
   return router;
 }
+
+const FILE_METHODS = 'GET, HEAD, OPTIONS, PUT';
 
 /** PUTs of presigned uploads one account may have streaming into one api replica at once. */
 export const UPLOAD_PUTS_PER_ACCOUNT = 8;
