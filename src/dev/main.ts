@@ -4,6 +4,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { AccountAdmin } from '../accounts/admin.ts';
+import { WebhookSecrets } from '../accounts/webhook-secret.ts';
+import { INSTALL_CONFIGMAP } from '../admin/cli.ts';
 import { startApi } from '../api/main.ts';
 import { ArchiveClaimedError } from '../archive/claim.ts';
 import { openArchive } from '../archive/open.ts';
@@ -11,7 +13,7 @@ import { defaultCatalogConfigMap } from '../catalog/install.ts';
 import { ConfigError, kubeDeadlines, loadConfig } from '../config.ts';
 import { startController } from '../controller/main.ts';
 import { fromKubeConfig, loadKubeConfig } from '../k8s/client.ts';
-import { createConfigMapIfMissing } from '../k8s/configmaps.ts';
+import { applyConfigMap, createConfigMapIfMissing } from '../k8s/configmaps.ts';
 import { applyCrds, ensureNamespace, readCrds } from '../k8s/crds.ts';
 import { resources } from '../k8s/resources.ts';
 import { createLogger } from '../log.ts';
@@ -43,14 +45,15 @@ export async function devMain(): Promise<void> {
     await unlock();
     throw err;
   }
-  const secretFile = join(dir, 'blob-secret');
-  if (!existsSync(secretFile)) await writeFile(secretFile, randomBytes(32).toString('hex'), { mode: 0o600 });
+  const blobSecretFile = join(dir, 'blob-secret');
+  if (!existsSync(blobSecretFile))
+    await writeFile(blobSecretFile, randomBytes(32).toString('hex'), { mode: 0o600 });
   const config = loadConfig({
     HOST: '127.0.0.1',
     PORT: port,
     GENJOBS_PUBLIC_URL: `http://127.0.0.1:${port}`,
     GENJOBS_BLOB_DIR: join(dir, 'blobs'),
-    GENJOBS_BLOB_SECRET: (await readFile(secretFile, 'utf8')).trim(),
+    GENJOBS_BLOB_SECRET: (await readFile(blobSecretFile, 'utf8')).trim(),
     GENJOBS_LEADER_ELECTION: 'false',
     GENJOBS_WEBHOOK_ALLOW_PRIVATE: 'true',
     GENJOBS_WORKER_ALLOW_PRIVATE_INPUTS: 'true',
@@ -86,7 +89,22 @@ export async function devMain(): Promise<void> {
       `the default catalog here differs from the shipped one and is kept; to get the shipped one: KUBECONFIG=${join(dir, 'kubeconfig')} kubectl delete configmap ${shipped.metadata?.name}, then restart`,
     );
   }
-  const keyFile = await ensureDemoAccount(new AccountAdmin(resources(kube), () => kube.clock.now()), dir);
+  // What the admin commands read of an install, as the chart's ConfigMap says it: the plans
+  // `accounts create` may give, and that webhook Secrets are kept in this namespace.
+  await applyConfigMap(kube, {
+    metadata: { name: INSTALL_CONFIGMAP },
+    data: {
+      plans: Object.entries(config.GENJOBS_PLANS)
+        .map(([plan, max]) => `${plan}=${max}`)
+        .join(','),
+      webhookSecretNamespace: NAMESPACE,
+    },
+  });
+  const { keyFile, secretFile } = await ensureDemoAccount(
+    new AccountAdmin(resources(kube), () => kube.clock.now()),
+    new WebhookSecrets({ kube, namespace: NAMESPACE }),
+    dir,
+  );
 
   // One archive for both parts: PGlite is one process's database.
   const archive = await openArchive(config, log, kube.namespace);
@@ -141,6 +159,7 @@ genjobs is running.
   Controller:  ${controller.url}/metrics
   Worker Pods: ${agent.slots} at a time (GENJOBS_DEV_SLOTS); their logs in ${join(dir, 'pod-logs')}
   API key:     ${keyFile}  (account "${DEMO_ACCOUNT}", all scopes)
+  Webhooks:    signed with the secret in ${secretFile}  (receivers on this machine: README, "Webhooks")
   kubectl:     KUBECONFIG=${kubeconfig} kubectl get genjobs
   History:     ${config.GENJOBS_ARCHIVE === 'pglite' ? `embedded PostgreSQL (PGlite) in ${config.GENJOBS_ARCHIVE_DIR}` : config.GENJOBS_ARCHIVE}
   Try:         curl -s ${api.url}/v1/catalog/models
@@ -154,8 +173,16 @@ Press Ctrl-C to stop; state is kept in ${dir}.
   await stopAll();
 }
 
-/** The demo account ($100 on plan pro) and a key with every scope, written once to a file. */
-async function ensureDemoAccount(admin: AccountAdmin, dir: string): Promise<string> {
+/**
+ * The demo account ($100 on plan pro), a key with every scope (written once to a file), and
+ * the account's webhook signing secret, written to a file at every start (an admin may have
+ * rotated it meanwhile).
+ */
+async function ensureDemoAccount(
+  admin: AccountAdmin,
+  secrets: WebhookSecrets,
+  dir: string,
+): Promise<{ keyFile: string; secretFile: string }> {
   const keyFile = join(dir, 'api-key');
   const exists = await admin.getAccount(DEMO_ACCOUNT).then(
     () => true,
@@ -166,5 +193,9 @@ async function ensureDemoAccount(admin: AccountAdmin, dir: string): Promise<stri
     const { key } = await admin.createKey(DEMO_ACCOUNT, ['submit_job', 'check_status', 'list_models']);
     await writeFile(keyFile, `${key}\n`, { mode: 0o600 });
   }
-  return keyFile;
+  const account = await admin.getAccount(DEMO_ACCOUNT);
+  const secret = await secrets.ensure(DEMO_ACCOUNT, { name: DEMO_ACCOUNT, uid: account.metadata.uid });
+  const secretFile = join(dir, 'webhook-secret');
+  await writeFile(secretFile, `${secret.current}\n`, { mode: 0o600 });
+  return { keyFile, secretFile };
 }
