@@ -113,6 +113,20 @@ describe('prepareInput: the two accepted shapes', () => {
   ])('edit-image with %s fails at %s', (_name, input, pointer) => {
     expect(failures(variant('edit-image'), input).map((e) => e.pointer)).toEqual([pointer]);
   });
+
+  it('names image among the known fields of edit-image, beside image_urls', () => {
+    const [unknown] = failures(variant('edit-image'), {
+      prompt: 'p',
+      image: 'https://cdn.example/a.png',
+      bogus: 1,
+    });
+    expect(unknown).toEqual({
+      pointer: '/input/bogus',
+      message: expect.stringMatching(
+        /^is not a known input field \(known: prompt, image_urls, image \(one URL\), /,
+      ),
+    });
+  });
 });
 
 describe('prepareInput: every failing field, as a pointer into the request body', () => {

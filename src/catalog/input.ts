@@ -105,7 +105,14 @@ export function prepareInput(
   }
   if (variant.validateInput(data)) return data;
   const { errors, summary } = capFieldErrors(
-    toFieldErrors(variant.validateInput.errors ?? [], Object.keys(properties), { aliasable, aliased }),
+    toFieldErrors(
+      variant.validateInput.errors ?? [],
+      // image, one URL in place of image_urls, is a field a client may send too.
+      Object.keys(properties).flatMap((k) =>
+        k === 'image_urls' && aliasable ? [k, 'image (one URL)'] : [k],
+      ),
+      { aliasable, aliased },
+    ),
   );
   throw new AppError('INVALID_INPUT', `input does not match the model's inputSchema: ${summary}`, { errors });
 }
