@@ -9,6 +9,7 @@ import {
   type Job,
   type PresignRequest,
 } from '../client/index.ts';
+import { dollars } from '../ledger/dollars.ts';
 import { downloadOutputs, prepareDownloadDir, SaveError } from './download.ts';
 import { EXIT, exitForError, exitForJob, exitHelp, outcomeUnknown } from './exit.ts';
 import { buildInput, fileError, UsageError } from './input.ts';
@@ -41,11 +42,25 @@ function jobIdOf(id: string): string {
 }
 
 /** A record as plain `key: value` lines. */
+/** `key: value` lines; an amount of money also in dollars (`costMicroCents: 134000 ($0.134)`). */
 function plain(record: Record<string, unknown>): string {
   return Object.entries(record)
     .filter(([, v]) => v !== null && v !== undefined)
-    .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .map(([k, v]) => {
+      if (k.endsWith('MicroCents') && typeof v === 'number') return `${k}: ${v} (${dollars(v)})`;
+      return `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
+    })
     .join('\n');
+}
+
+/** A row of `jobs list`: id, status, creation, model; a waiting job's place and an unfinished one's ETA. */
+function listLine(j: Job): string {
+  const waiting = j.queuePosition === undefined ? [] : [`queue ${j.queuePosition}`];
+  const eta =
+    j.estimatedCompletionTime && (j.status === 'pending' || j.status === 'processing')
+      ? [`eta ${j.estimatedCompletionTime}`]
+      : [];
+  return [j.jobId, j.status.padEnd(10), j.createdAt, j.model, ...waiting, ...eta].join('  ');
 }
 
 function print(o: Output, value: unknown, text: () => string): void {
@@ -297,20 +312,30 @@ export function registerUserCommands(program: Command): void {
     inputOptions(
       program
         .command('estimate')
-        .description('what a job would cost, part by part (nothing is submitted or charged)')
+        .description(
+          "what a job would cost, part by part (nothing is submitted or charged; with no --input, the model's defaults)",
+        )
         .argument('<model>', 'model slug, e.g. genjobs/reference-video/text-to-video'),
     ).addOption(outputOption()),
     inputFieldHint,
   ).action(
     action(async (model: string, o: Output & { input: string[]; inputFile?: string }) => {
-      const estimate = await client().jobs.estimate({ model, input: await buildInput(o.input, o.inputFile) });
+      // No input prices the model's defaults, as the API does.
+      const input = await buildInput(o.input, o.inputFile, { allowEmpty: true });
+      const estimate = await client().jobs.estimate({ model, input });
       print(o, estimate, () => describeEstimate(estimate));
       return EXIT.ok;
     }),
   );
 
   const jobs = usageExit(program.command('jobs').description('read, list, cancel and watch jobs (HTTP API)'));
-  usageExit(jobs.command('get').argument('<jobId>').addOption(outputOption())).action(
+  usageExit(
+    jobs
+      .command('get')
+      .description("a job's record: status, progress, queue position and ETA, outputs, cost")
+      .argument('<jobId>')
+      .addOption(outputOption()),
+  ).action(
     action(async (jobId: string, o: Output) => {
       const job = await client().jobs.get(jobIdOf(jobId));
       print(o, job, () => plain(job));
@@ -320,6 +345,7 @@ export function registerUserCommands(program: Command): void {
   usageExit(
     jobs
       .command('list')
+      .description("the key's account's jobs, newest first, a page at a time")
       .addOption(
         new Option('--status <status>', 'only jobs in this state').choices([
           'pending',
@@ -341,18 +367,28 @@ export function registerUserCommands(program: Command): void {
         limit: o.limit,
         cursor: o.cursor,
       });
-      print(o, page, () =>
-        page.jobs.map((j) => `${j.jobId}  ${j.status.padEnd(10)}  ${j.createdAt}  ${j.model}`).join('\n'),
-      );
+      if (o.output !== 'json' && page.jobs.length === 0) console.error(o.cursor ? 'no more jobs' : 'no jobs');
+      else print(o, page, () => page.jobs.map(listLine).join('\n'));
       // On stderr: stdout holds the rows alone, for a script to read.
       if (o.output !== 'json' && page.nextCursor) console.error(`more: --cursor ${page.nextCursor}`);
       return EXIT.ok;
     }),
   );
-  usageExit(jobs.command('cancel').argument('<jobId>').addOption(outputOption())).action(
+  usageExit(
+    jobs
+      .command('cancel')
+      .description('cancel a pending job, with a refund of its whole cost')
+      .argument('<jobId>')
+      .addOption(outputOption()),
+  ).action(
     action(async (jobId: string, o: Output) => {
       const r = await client().jobs.cancel(jobIdOf(jobId));
-      print(o, r, () => `${r.jobId} cancelled, refunded ${r.refundedMicroCents} micro-cents`);
+      print(
+        o,
+        r,
+        () =>
+          `${r.jobId} cancelled, refunded ${r.refundedMicroCents} micro-cents (${dollars(r.refundedMicroCents)})`,
+      );
       return EXIT.ok;
     }),
   );

@@ -12,10 +12,12 @@ export class UsageError extends Error {
  * A job input from `--input key=value` pairs (the value as a string: the service reads
  * "8" as 8 where the model wants a number) and `key:=json` pairs (the value as JSON:
  * arrays, objects, numbers), on top of an `--input-file` JSON object (`-` reads stdin).
+ * An empty input is a mistake unless `allowEmpty` (an estimate of the defaults).
  */
 export async function buildInput(
   pairs: string[],
   file: string | undefined,
+  { allowEmpty = false } = {},
 ): Promise<Record<string, unknown>> {
   let input: Record<string, unknown> = {};
   if (file !== undefined) {
@@ -53,7 +55,7 @@ export async function buildInput(
       }
     }
   }
-  if (Object.keys(input).length === 0)
+  if (Object.keys(input).length === 0 && !allowEmpty)
     throw new UsageError(
       file === undefined
         ? 'give the job input with --input key=value or --input-file'

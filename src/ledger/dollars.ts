@@ -1,5 +1,6 @@
-/** Micro-cents (a millionth of a dollar) as dollars, exactly: 134000 → $0.134, 5000000 → $5.00. */
+/** Micro-cents (a millionth of a dollar) as dollars, exactly: 134000 → $0.134, 5000000 → $5.00, -250000 → -$0.25. */
 export function dollars(microCents: number): string {
+  if (microCents < 0) return `-${dollars(-microCents)}`;
   const whole = Math.floor(microCents / 1_000_000);
   const fraction = String(microCents % 1_000_000)
     .padStart(6, '0')

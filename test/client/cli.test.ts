@@ -175,7 +175,16 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
     expect(cancel.code).toBe(4);
     expect(cancel.stderr).toContain('JOB_CANNOT_BE_CANCELLED');
     const balance = (await genjobs(['balance'])).stdout;
-    expect(balance).toMatch(/^account: \S+\nplan: pro\nmaxConcurrentJobs: 20\nbalanceMicroCents: \d+\n/);
+    expect(balance).toMatch(
+      /^account: \S+\nplan: pro\nmaxConcurrentJobs: 20\nbalanceMicroCents: \d+ \(\$[\d,]+\.\d{2,6}\)\n/,
+    );
+    expect((await genjobs(['jobs', 'get', jobId])).stdout).toMatch(/^costMicroCents: 134000 \(\$0\.134\)$/m);
+    // A table row per job; none, no row and a word on stderr.
+    expect((await genjobs(['jobs', 'list'])).stdout).toMatch(
+      new RegExp(`^${jobId} {2}completed +\\S+ {2}${IMAGE}$`, 'm'),
+    );
+    const none = await genjobs(['jobs', 'list', '--model', 'genjobs/unused/text-to-image']);
+    expect([none.code, none.stdout, none.stderr.trim()]).toEqual([0, '', 'no jobs']);
     const models = (await genjobs(['models', 'list'])).stdout;
     expect(models).toMatch(
       new RegExp(`${VIDEO} .* micro-cents per second of duration; 2400000 with the defaults`),
@@ -197,6 +206,9 @@ describe('genjobs run|jobs|models|upload as a process against the real service',
       (await genjobs(['estimate', VIDEO, '-i', 'prompt=x', '-i', 'has_sound:=false', '-o', 'json'])).stdout,
     );
     expect(silent.estimatedCostMicroCents).toBe(1_600_000);
+    // No input: the model's defaults (8 s with sound), as the API prices them.
+    const defaults = await genjobs(['estimate', VIDEO]);
+    expect([defaults.code, defaults.stdout.split('\n')[0]]).toEqual([0, '2400000 micro-cents ($2.40)']);
     expect(await ids()).toEqual(before);
     const refused = await genjobs(['estimate', VIDEO, '-i', 'prompt=x', '-i', 'duration=5']);
     expect([refused.code, refused.stderr]).toEqual([4, expect.stringContaining('INVALID_INPUT')]);
