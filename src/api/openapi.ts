@@ -609,6 +609,7 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description: [
         'Asynchronous image and video generation jobs.',
+        'Money (every *MicroCents field) is a whole number of micro-cents: 1,000,000 micro-cents are one US dollar.',
         'Errors are application/problem+json; each status lists its codes as an enum.',
         'A method a path does not have answers 405 METHOD_NOT_ALLOWED with an Allow header.',
         'Optional request fields may be sent as null, which means absent.',

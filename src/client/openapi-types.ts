@@ -361,7 +361,7 @@ export interface components {
             model: string;
             /**
              * Format: int64
-             * @description What the job was priced at when submitted; a failed or cancelled job was not charged it (refundedMicroCents)
+             * @description What the job was priced at when submitted, in micro-cents (1,000,000 = $1); a failed or cancelled job was not charged it (refundedMicroCents)
              */
             costMicroCents: number;
             /**
@@ -721,7 +721,7 @@ export interface components {
             maxConcurrentJobs: number;
             /**
              * Format: int64
-             * @description Credit for new jobs: granted, less what completed jobs cost and what is held
+             * @description Credit for new jobs, in micro-cents (1,000,000 = $1): granted, less what completed jobs cost and what is held
              */
             balanceMicroCents: number;
             /**

@@ -119,6 +119,8 @@ describe('GET /docs behind a proxy that publishes the api under a path prefix', 
       await prefixed.goto(`${published}/docs`);
       await prefixed.locator('.opblock').first().waitFor({ timeout: 30_000 });
       expect(await prefixed.locator('#model option').count()).toBeGreaterThan(0);
+      // The quick start names the address the page was reached at, prefix and all.
+      expect(await prefixed.textContent('#origin')).toBe(published);
       await prefixed.fill('#key', key);
       await prefixed.dispatchEvent('#key', 'change');
       const op = prefixed

@@ -8,7 +8,9 @@ export const AccountSummary = z.object({
   balanceMicroCents: z
     .number()
     .int()
-    .describe('Credit for new jobs: granted, less what completed jobs cost and what is held'),
+    .describe(
+      'Credit for new jobs, in micro-cents (1,000,000 = $1): granted, less what completed jobs cost and what is held',
+    ),
   heldMicroCents: z
     .number()
     .int()

@@ -9,6 +9,8 @@ export const CONSOLE_SCRIPT = `'use strict';
 (async () => {
   const $ = (id) => document.getElementById(id);
   const base = document.currentScript.dataset.base || '';
+  // The quick start's address is the one this page was reached at.
+  $('origin').textContent = location.origin + base;
   const spec = await (await fetch(base + '/v1/openapi.json')).json();
   spec.servers = [{ url: location.origin + base }];
   const ui = SwaggerUIBundle({

@@ -39,12 +39,14 @@ export function docsPage(basePath = ''): string {
   mode it is the file <code>api-key</code> in <code>$GENJOBS_DEV_DIR</code> (default
   <code>~/.genjobs/dev</code>). Set the two variables the examples use, then submit a job and
   follow it:</p>
-<pre>export GENJOBS_URL=https://genjobs.example.com   # this page's address, without /docs
+<pre>export GENJOBS_URL=<span id="origin">https://genjobs.example.com</span>   # this page's address, without /docs
 export GENJOBS_API_KEY=gjk_…
 curl -s -X POST $GENJOBS_URL/v1/jobs/submit -H "authorization: Bearer $GENJOBS_API_KEY" \\
   -H 'content-type: application/json' \\
   -d '{"model":"genjobs/reference-image/text-to-image","input":{"prompt":"a lighthouse"}}'
 curl -N $GENJOBS_URL/v1/jobs/JOB_ID/events -H "authorization: Bearer $GENJOBS_API_KEY"</pre>
+  <p>Money (<code>costMicroCents</code>, <code>balanceMicroCents</code>, every
+  <code>…MicroCents</code> field) is a whole number of micro-cents: 1,000,000 micro-cents are $1.</p>
   <p>Or with the command line or the TypeScript client, both in the genjobs repository (not an
   npm registry package): in a checkout, <code>npm ci &amp;&amp; npm run build</code>, then
   <code>npx genjobs run MODEL --input key=value --download .</code> there

@@ -115,7 +115,7 @@ export const JobRecord = z.object({
     .int()
     .nonnegative()
     .describe(
-      'What the job was priced at when submitted; a failed or cancelled job was not charged it (refundedMicroCents)',
+      'What the job was priced at when submitted, in micro-cents (1,000,000 = $1); a failed or cancelled job was not charged it (refundedMicroCents)',
     ),
   refundedMicroCents: z
     .number()
