@@ -32,6 +32,12 @@ describe('builtin edit-image', () => {
         res.writeHead(503).end('busy');
       } else if (req.url === '/flaky.png') res.writeHead(200, { 'content-type': 'image/png' }).end(source);
       else if (req.url === '/down.png') res.writeHead(503).end('down');
+      else if (req.url === '/drawing.svg')
+        res
+          .writeHead(200, { 'content-type': 'image/svg+xml' })
+          .end(
+            '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>',
+          );
       else if (req.url === '/truncated.png')
         res.writeHead(200, { 'content-type': 'image/png' }).end(source.subarray(0, 300));
       else res.writeHead(404).end('not found');
@@ -107,7 +113,9 @@ describe('builtin edit-image', () => {
       '/files/uploads/acme/0b6f7c4e-0000-4000-8000-000000000000',
       'answered HTTP 404: the uploaded file is not there (never PUT to its uploadUrl, larger than its type allows, or expired)',
     ],
-    ['a body that is not an image', '/not-an-image', 'could not be decoded as an image'],
+    ['a body that is not an image', '/not-an-image', 'is not a PNG, JPEG, WebP or GIF image'],
+    // A valid SVG, which sharp would render: no vector decoder sees a client's document.
+    ['an SVG', '/drawing.svg', 'is not a PNG, JPEG, WebP or GIF image'],
     ['a truncated image', '/truncated.png', 'could not be decoded as an image'],
   ])('fails on %s with GENERATION_FAILED naming the URL', async (_name, path, reason) => {
     const { ctx } = testContext(root.dir, { prompt: 'x', image_urls: [`${server.url}${path}`] });

@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import type { RunContext } from '../context.ts';
@@ -67,6 +68,13 @@ async function loadInputImage(ctx: RunContext, url: string, file: string): Promi
           )
         : (error as Error),
   });
+  const format = rasterFormat(await readHead(file));
+  if (!format) {
+    throw new WorkerError(
+      'GENERATION_FAILED',
+      `${where} is not a PNG, JPEG, WebP or GIF image (the input images a model takes)`,
+    );
+  }
   try {
     const image = sharp(file, { limitInputPixels: INPUT_IMAGE_MAX_PIXELS, failOn: 'error' });
     const { autoOrient } = await image.metadata();
@@ -77,6 +85,29 @@ async function loadInputImage(ctx: RunContext, url: string, file: string): Promi
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new WorkerError('GENERATION_FAILED', `${where} could not be decoded as an image (${reason})`);
+  }
+}
+
+/**
+ * The raster format of a file, by its first bytes, or undefined: the formats an upload may be
+ * (uploads/policy.ts). Checked before any decoder sees it, so SVG (librsvg: a document with
+ * links and entities), PDF, TIFF and the rest never reach one; sharp would open them all.
+ */
+export function rasterFormat(head: Buffer): 'png' | 'jpeg' | 'webp' | 'gif' | undefined {
+  if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (head.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff]))) return 'jpeg';
+  if (head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WEBP') return 'webp';
+  if (/^GIF8[79]a$/.test(head.toString('latin1', 0, 6))) return 'gif';
+  return undefined;
+}
+
+async function readHead(file: string): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(12), 0, 12, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
   }
 }
 
