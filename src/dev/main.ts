@@ -100,7 +100,7 @@ export async function devMain(): Promise<void> {
       webhookSecretNamespace: NAMESPACE,
     },
   });
-  const { keyFile, secretFile } = await ensureDemoAccount(
+  const { keyFile, webhookSecretFile } = await ensureDemoAccount(
     new AccountAdmin(resources(kube), () => kube.clock.now()),
     new WebhookSecrets({ kube, namespace: NAMESPACE }),
     dir,
@@ -126,7 +126,7 @@ export async function devMain(): Promise<void> {
     // this dev dir under another blob signing secret (a restored copy of part of it).
     throw new ConfigError(
       config.GENJOBS_ARCHIVE === 'pglite'
-        ? `the job history in ${config.GENJOBS_ARCHIVE_DIR ?? join(dir, 'archive')} was made under another blob signing secret than ${secretFile}: put back the blob-secret of the same copy of the dev dir as the archive, or move the archive directory away to start a new history`
+        ? `the job history in ${config.GENJOBS_ARCHIVE_DIR ?? join(dir, 'archive')} was made under another blob signing secret than ${blobSecretFile}: put back the blob-secret of the same copy of the dev dir as the archive, or move the archive directory away to start a new history`
         : `${claimed.message} (GENJOBS_ARCHIVE_URL)`,
     );
   }
@@ -159,7 +159,7 @@ genjobs is running.
   Controller:  ${controller.url}/metrics
   Worker Pods: ${agent.slots} at a time (GENJOBS_DEV_SLOTS); their logs in ${join(dir, 'pod-logs')}
   API key:     ${keyFile}  (account "${DEMO_ACCOUNT}", all scopes)
-  Webhooks:    signed with the secret in ${secretFile}  (receivers on this machine: README, "Webhooks")
+  Webhooks:    signed with the secret in ${webhookSecretFile}  (receivers on this machine: README, "Webhooks")
   kubectl:     KUBECONFIG=${kubeconfig} kubectl get genjobs
   History:     ${config.GENJOBS_ARCHIVE === 'pglite' ? `embedded PostgreSQL (PGlite) in ${config.GENJOBS_ARCHIVE_DIR}` : config.GENJOBS_ARCHIVE}
   Try:         curl -s ${api.url}/v1/catalog/models
@@ -182,7 +182,7 @@ async function ensureDemoAccount(
   admin: AccountAdmin,
   secrets: WebhookSecrets,
   dir: string,
-): Promise<{ keyFile: string; secretFile: string }> {
+): Promise<{ keyFile: string; webhookSecretFile: string }> {
   const keyFile = join(dir, 'api-key');
   const exists = await admin.getAccount(DEMO_ACCOUNT).then(
     () => true,
@@ -195,7 +195,7 @@ async function ensureDemoAccount(
   }
   const account = await admin.getAccount(DEMO_ACCOUNT);
   const secret = await secrets.ensure(DEMO_ACCOUNT, { name: DEMO_ACCOUNT, uid: account.metadata.uid });
-  const secretFile = join(dir, 'webhook-secret');
-  await writeFile(secretFile, `${secret.current}\n`, { mode: 0o600 });
-  return { keyFile, secretFile };
+  const webhookSecretFile = join(dir, 'webhook-secret');
+  await writeFile(webhookSecretFile, `${secret.current}\n`, { mode: 0o600 });
+  return { keyFile, webhookSecretFile };
 }
