@@ -411,29 +411,29 @@ describe('request bodies are read once the caller is known', () => {
     expect(await res.json()).toMatchObject({ code: 'MALFORMED_REQUEST', detail: /not valid UTF-8/ });
   });
 
-  it.each(['latin1', 'utf-16', 'utf8', '"iso-8859-1"'])(
-    'a JSON body declared in charset %s is refused 415, whatever its bytes: JSON is UTF-8',
-    async (charset) => {
+  it.each([
+    ['latin1', 415],
+    ['utf-16', 415],
+    ['utf8', 415],
+    ['"iso-8859-1"', 415],
+    ['utf-8', 200],
+    ['UTF-8', 200],
+    ['"utf-8"', 200],
+  ])(
+    'a JSON body declared charset=%s is answered %i, whatever its bytes: JSON is UTF-8',
+    async (charset, status) => {
       const res = await svc.call('/v1/jobs/estimate', {
         method: 'POST',
         key,
         headers: { 'content-type': `application/json; charset=${charset}` },
         body: JSON.stringify({ model: IMAGE, input: { prompt: 'x' } }),
       });
-      expect(res.status).toBe(415);
-      expect(await res.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', detail: /UTF-8/ });
+      expect(res.status).toBe(status);
+      if (status === 415) {
+        expect(await res.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', detail: /UTF-8/ });
+      }
     },
   );
-
-  it.each(['utf-8', 'UTF-8', '"utf-8"'])('a JSON body declared charset=%s is read', async (charset) => {
-    const res = await svc.call('/v1/jobs/estimate', {
-      method: 'POST',
-      key,
-      headers: { 'content-type': `application/json; charset=${charset}` },
-      body: JSON.stringify({ model: IMAGE, input: { prompt: 'x' } }),
-    });
-    expect(res.status).toBe(200);
-  });
 
   it.each(['/v1/catalog/models', '/v1/jobs?limit=1'])(
     'a body on a GET means nothing (RFC 9110 9.3.1): %s does not parse it',
