@@ -41,8 +41,7 @@ function jobIdOf(id: string): string {
   return id;
 }
 
-/** A record as plain `key: value` lines. */
-/** `key: value` lines; an amount of money also in dollars (`costMicroCents: 134000 ($0.134)`). */
+/** A record as `key: value` lines; an amount of money also in dollars (`costMicroCents: 134000 ($0.134)`). */
 function plain(record: Record<string, unknown>): string {
   return Object.entries(record)
     .filter(([, v]) => v !== null && v !== undefined)

@@ -68,8 +68,7 @@ async function loadInputImage(ctx: RunContext, url: string, file: string): Promi
           )
         : (error as Error),
   });
-  const format = rasterFormat(await readHead(file));
-  if (!format) {
+  if (!rasterFormat(await readHead(file))) {
     throw new WorkerError(
       'GENERATION_FAILED',
       `${where} is not a PNG, JPEG, WebP or GIF image (the input images a model takes)`,
