@@ -92,7 +92,7 @@ async function loadInputImage(ctx: RunContext, url: string, file: string): Promi
  * (uploads/policy.ts). Checked before any decoder sees it, so SVG (librsvg: a document with
  * links and entities), PDF, TIFF and the rest never reach one; sharp would open them all.
  */
-export function rasterFormat(head: Buffer): 'png' | 'jpeg' | 'webp' | 'gif' | undefined {
+function rasterFormat(head: Buffer): 'png' | 'jpeg' | 'webp' | 'gif' | undefined {
   if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
   if (head.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff]))) return 'jpeg';
   if (head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WEBP') return 'webp';
