@@ -4,10 +4,11 @@
  * service is measured on, and a response that lands while it handles others waits in its
  * socket, in the time it reports. wrk does the same requests at a fraction of that CPU.
  */
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { type LoadResult, round } from './stats.ts';
 
 /**
@@ -33,6 +34,8 @@ done = function(summary, latency, requests)
 end
 `;
 
+const run = promisify(execFile);
+
 export interface WrkLoad {
   /** Base address, e.g. http://127.0.0.1:8080 */
   url: string;
@@ -53,23 +56,12 @@ export async function wrkLoad(load: WrkLoad): Promise<LoadResult> {
     const args = ['-t1', `-c${load.concurrency}`, `-d${load.seconds}s`, '--timeout', '10s', '-s', script];
     for (const [k, v] of Object.entries(load.headers ?? {})) args.push('-H', `${k}: ${v}`);
     args.push(load.url);
-    const out = await new Promise<string>((resolve, reject) => {
-      const p = spawn('wrk', args, { env: { ...process.env, WRK_PATHS: paths } });
-      let stdout = '';
-      let stderr = '';
-      p.stdout.on('data', (d: Buffer) => {
-        stdout += d.toString();
-      });
-      p.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-      });
-      p.on('error', (err: NodeJS.ErrnoException) =>
-        reject(err.code === 'ENOENT' ? new Error('wrk is not installed: `npm run setup` installs it') : err),
-      );
-      p.on('exit', (code) =>
-        code === 0 ? resolve(stdout) : reject(new Error(`wrk exited ${code}: ${stderr || stdout}`)),
-      );
-    });
+    const { stdout: out } = await run('wrk', args, { env: { ...process.env, WRK_PATHS: paths } }).catch(
+      (err: NodeJS.ErrnoException & { stderr?: string }) => {
+        if (err.code === 'ENOENT') throw new Error('wrk is not installed: `npm run setup` installs it');
+        throw new Error(`wrk failed: ${err.stderr || err.message}`);
+      },
+    );
     const line = out.split('\n').find((l) => l.startsWith('WRK_RESULT '));
     if (!line) throw new Error(`wrk printed no result: ${out}`);
     const r = JSON.parse(line.slice('WRK_RESULT '.length)) as {

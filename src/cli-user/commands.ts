@@ -8,8 +8,9 @@ import {
   GenjobsError,
   type Job,
   type PresignRequest,
+  TERMINAL,
 } from '../client/index.ts';
-import { dollars } from '../ledger/dollars.ts';
+import { dollars, microCentsText } from '../ledger/dollars.ts';
 import { downloadOutputs, prepareDownloadDir, SaveError } from './download.ts';
 import { EXIT, exitForError, exitForJob, exitHelp, outcomeUnknown } from './exit.ts';
 import { buildInput, fileError, UsageError } from './input.ts';
@@ -56,9 +57,7 @@ function plain(record: Record<string, unknown>): string {
 function listLine(j: Job): string {
   const waiting = j.queuePosition === undefined ? [] : [`queue ${j.queuePosition}`];
   const eta =
-    j.estimatedCompletionTime && (j.status === 'pending' || j.status === 'processing')
-      ? [`eta ${j.estimatedCompletionTime}`]
-      : [];
+    j.estimatedCompletionTime && !TERMINAL.includes(j.status) ? [`eta ${j.estimatedCompletionTime}`] : [];
   return [j.jobId, j.status.padEnd(10), j.createdAt, j.model, ...waiting, ...eta].join('  ');
 }
 
@@ -382,12 +381,7 @@ export function registerUserCommands(program: Command): void {
   ).action(
     action(async (jobId: string, o: Output) => {
       const r = await client().jobs.cancel(jobIdOf(jobId));
-      print(
-        o,
-        r,
-        () =>
-          `${r.jobId} cancelled, refunded ${r.refundedMicroCents} micro-cents (${dollars(r.refundedMicroCents)})`,
-      );
+      print(o, r, () => `${r.jobId} cancelled, refunded ${microCentsText(r.refundedMicroCents)}`);
       return EXIT.ok;
     }),
   );

@@ -1,5 +1,5 @@
 import type { CatalogModelDetail, Estimate } from '../client/types.ts';
-import { dollars } from '../ledger/dollars.ts';
+import { microCentsText } from '../ledger/dollars.ts';
 
 /** The parts of a JSON Schema the catalog's input schemas use, as far as a reader needs them. */
 interface FieldSchema {
@@ -90,7 +90,7 @@ export function describeEstimate(e: Estimate): string {
   ]);
   const width = Math.max(0, ...parts.map(([name]) => name.length));
   return [
-    `${e.estimatedCostMicroCents} micro-cents (${dollars(e.estimatedCostMicroCents)})`,
+    microCentsText(e.estimatedCostMicroCents),
     ...parts.map(([name, cost]) => `  ${name.padEnd(width)}  ${String(cost).padStart(12)}`),
   ].join('\n');
 }

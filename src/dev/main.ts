@@ -184,16 +184,13 @@ async function ensureDemoAccount(
   dir: string,
 ): Promise<{ keyFile: string; webhookSecretFile: string }> {
   const keyFile = join(dir, 'api-key');
-  const exists = await admin.getAccount(DEMO_ACCOUNT).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) await admin.createAccount({ name: DEMO_ACCOUNT, plan: 'pro', grantMicroCents: 100_000_000 });
-  if (!existsSync(keyFile) || !exists) {
+  const found = await admin.getAccount(DEMO_ACCOUNT).catch(() => undefined);
+  const account =
+    found ?? (await admin.createAccount({ name: DEMO_ACCOUNT, plan: 'pro', grantMicroCents: 100_000_000 }));
+  if (!existsSync(keyFile) || !found) {
     const { key } = await admin.createKey(DEMO_ACCOUNT, ['submit_job', 'check_status', 'list_models']);
     await writeFile(keyFile, `${key}\n`, { mode: 0o600 });
   }
-  const account = await admin.getAccount(DEMO_ACCOUNT);
   const secret = await secrets.ensure(DEMO_ACCOUNT, { name: DEMO_ACCOUNT, uid: account.metadata.uid });
   const webhookSecretFile = join(dir, 'webhook-secret');
   await writeFile(webhookSecretFile, `${secret.current}\n`, { mode: 0o600 });

@@ -8,3 +8,8 @@ export function dollars(microCents: number): string {
     .padEnd(2, '0');
   return `$${whole.toLocaleString('en-US')}.${fraction}`;
 }
+
+/** An amount as the CLI prints it: `2400000 micro-cents ($2.40)`. */
+export function microCentsText(microCents: number): string {
+  return `${microCents} micro-cents (${dollars(microCents)})`;
+}
