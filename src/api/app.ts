@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import express, { type Router } from 'express';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { refuseMethod } from '../method-not-allowed.ts';
 import type { Metrics } from '../metrics.ts';
 import { type BodyDeadlines, bodyDeadlines } from './deadline.ts';
 import { allowedMethods, openApiDocument } from './openapi.ts';
@@ -104,11 +105,5 @@ function methodNotAllowed(req: express.Request, res: express.Response, next: exp
     next();
     return;
   }
-  const allow = [...new Set([...allowed, 'OPTIONS'])].sort().join(', ');
-  res.setHeader('Allow', allow);
-  if (req.method === 'OPTIONS') {
-    res.status(204).end();
-    return;
-  }
-  next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}; allowed: ${allow}`));
+  refuseMethod(req, res, next, allowed);
 }

@@ -1,6 +1,7 @@
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import { AppError } from '../errors.ts';
 import { continueIfExpected } from '../expect-continue.ts';
+import { refuseMethod } from '../method-not-allowed.ts';
 import { FilesystemBlobStore } from './filesystem.ts';
 import { isServiceKey, isValidKey } from './keys.ts';
 import { essence, isValidMediaType, OUTPUT_MEDIA, sameMediaType } from './media-type.ts';
@@ -93,18 +94,9 @@ export function createBlobRouter(options: BlobRouterOptions): Router {
           if (res.headersSent) res.destroy();
           else next(error);
         });
-    } else if (!['GET', 'HEAD', 'PUT'].includes(req.method)) {
-      // As the API's paths answer a method they do not have (api/app.ts): 405 with Allow,
-      // and OPTIONS (not a CORS preflight) 204 with it.
-      res.setHeader('Allow', FILE_METHODS);
-      if (req.method === 'OPTIONS') res.status(204).end();
-      else
-        next(
-          new AppError(
-            'METHOD_NOT_ALLOWED',
-            `${req.method} is not allowed on /files; allowed: ${FILE_METHODS}`,
-          ),
-        );
+    } else if (!FILE_METHODS.includes(req.method)) {
+      // As the API's paths answer a method they do not have.
+      refuseMethod(req, res, next, FILE_METHODS);
     } else {
       next();
     }
@@ -112,7 +104,7 @@ export function createBlobRouter(options: BlobRouterOptions): Router {
   return router;
 }
 
-const FILE_METHODS = 'GET, HEAD, OPTIONS, PUT';
+const FILE_METHODS = ['GET', 'HEAD', 'PUT'];
 
 /** PUTs of presigned uploads one account may have streaming into one api replica at once. */
 export const UPLOAD_PUTS_PER_ACCOUNT = 8;
