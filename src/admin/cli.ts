@@ -191,7 +191,7 @@ function secretNote(s: AccountWebhookSecret, rotated: boolean): string | undefin
 function secretNamespaceOption(): Option {
   return new Option(
     '--secret-namespace <ns>',
-    "namespace of the webhook Secrets (default: the service's)",
+    'namespace of the webhook Secrets (default: the one the install names, else the service namespace)',
   ).env('GENJOBS_WEBHOOK_SECRET_NAMESPACE');
 }
 

@@ -116,7 +116,8 @@ export function registerHistoryCommands(program: Command): void {
     );
   history
     .command('get <id>')
-    .description('an archived job, its whole resource as it was when archived')
+    .description('an archived job, its whole resource as it was when archived (JSON, so -o json is the same)')
+    .addOption(outputOption())
     .action(async (id: string, _o, cmd: Command) => {
       const job = await using(cmd, (a) => a.getJob(id));
       if (!job) {

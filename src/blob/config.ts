@@ -55,7 +55,8 @@ export const blobConfigSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['publicBaseUrl'],
-        message: 'blob.publicBaseUrl (the CDN or bucket URL) is required when blob.type is s3',
+        message:
+          'GENJOBS_BLOB_PUBLIC_URL (chart: blob.publicUrl), where clients download files (a CDN or the bucket), is required when the blob store is s3',
       });
     }
   })

@@ -60,6 +60,8 @@ it('genjobs history list pages an account newest first, and history get shows th
   });
 
   const got = JSON.parse((await history('get', 'h2')).stdout);
+  // -o json, as every admin command takes it, prints the same.
+  expect((await history('get', 'h2', '-o', 'json')).stdout).toBe(`${JSON.stringify(got, null, 2)}\n`);
   expect(got).toMatchObject({
     metadata: { name: 'h2' },
     status: { phase: 'failed', error: { code: 'GENERATION_FAILED' } },
