@@ -77,7 +77,9 @@ export class Authenticator {
       const key = credential(req, source);
       if (key === undefined) {
         const where =
-          source === 'bearer' ? 'an Authorization: Bearer <API key> header' : 'an x-api-key header';
+          source === 'bearer'
+            ? 'an Authorization: Bearer <API key> header'
+            : 'an x-api-key header (or Authorization: Bearer <API key>)';
         throw new AppError('UNAUTHENTICATED', `this endpoint needs ${where}`);
       }
       let principal: Principal;
@@ -203,18 +205,38 @@ function ownedBy(key: ApiKey, account: Account): boolean {
   return !owner || owner.uid === account.metadata.uid;
 }
 
+/**
+ * The key a request sends. The x-api-key endpoints (the spec's model listings) take a Bearer
+ * key too, so a client made from the OpenAPI document with one way of sending its key reaches
+ * every endpoint; a request sending both is refused, as two of one header are.
+ */
 function credential(req: Request, source: CredentialSource): string | undefined {
-  // Node keeps the first of several Authorization headers (and joins x-api-key's); a proxy
-  // may read the last, and log or limit another account than the one served. Two
-  // credentials are none.
-  const name = source === 'x-api-key' ? 'x-api-key' : 'Authorization';
-  const values = req.headersDistinct[name.toLowerCase()] ?? [];
-  if (values.length > 1)
-    throw new AppError('UNAUTHENTICATED', `send one ${name} header, not ${values.length}`);
-  const header = values[0]?.trim();
-  if (!header) return undefined;
-  if (source === 'x-api-key') return header;
+  if (source === 'bearer') return bearer(req);
+  const apiKey = single(req, 'x-api-key');
+  if (apiKey === undefined) return bearer(req);
+  if (single(req, 'Authorization') !== undefined)
+    throw new AppError(
+      'UNAUTHENTICATED',
+      'send the API key once: in x-api-key or in Authorization, not both',
+    );
+  return apiKey;
+}
+
+function bearer(req: Request): string | undefined {
+  const header = single(req, 'Authorization');
+  if (header === undefined) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m) throw new AppError('UNAUTHENTICATED', 'the Authorization header must be "Bearer <API key>"');
   return m[1];
+}
+
+/** A header's one value, trimmed; undefined when absent or empty. */
+function single(req: Request, name: string): string | undefined {
+  // Node keeps the first of several Authorization headers (and joins x-api-key's); a proxy
+  // may read the last, and log or limit another account than the one served. Two
+  // credentials are none.
+  const values = req.headersDistinct[name.toLowerCase()] ?? [];
+  if (values.length > 1)
+    throw new AppError('UNAUTHENTICATED', `send one ${name} header, not ${values.length}`);
+  return values[0]?.trim() || undefined;
 }

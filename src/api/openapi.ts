@@ -574,7 +574,7 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
       op.security === 'bearer'
         ? [{ bearer: [] }]
         : op.security === 'apiKeyHeader'
-          ? [{ apiKeyHeader: [] }]
+          ? [{ apiKeyHeader: [] }, { bearer: [] }]
           : op.security === 'optionalBearer'
             ? [{}, { bearer: [] }]
             : [];
@@ -643,7 +643,13 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
       schemas: { ...schema.components(), ...problemComponents([...statuses, 405].sort(), schema.output) },
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key: gjk_…' },
-        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        apiKeyHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description:
+            'An API key: gjk_…, on the model listings (which take a Bearer key too; not both at once)',
+        },
       },
     },
   };

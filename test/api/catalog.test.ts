@@ -242,7 +242,7 @@ describe('catalog endpoints', () => {
   it('4.13 and 4.14 list what the key may use, with x-api-key and list_models, cached 5 minutes', async () => {
     const res = await svc.call('/v1/models', { headers: { 'x-api-key': keys.vip } });
     expect(res.headers.get('cache-control')).toBe('private, max-age=300');
-    expect(res.headers.get('vary')).toBe('x-api-key'); // each key's listing is its own
+    expect(res.headers.get('vary')).toBe('x-api-key, Authorization'); // each key's listing is its own
     const { models } = await res.json();
     const secret = models.find((m: { id: string }) => m.id === 'acme/secret-cam/text-to-image');
     expect(secret).toEqual({
@@ -264,8 +264,17 @@ describe('catalog endpoints', () => {
       expect.objectContaining({ id: 'acme/beta-cam/text-to-image', currentVersion: 'v1.1', versionCount: 3 }),
     ]);
     expect(beta.models[0]).not.toHaveProperty('providerId');
+    // A Bearer key works too (a client made from the OpenAPI document may send its key one
+    // way only), the same listing; both at once are refused, as two of one header are.
     const bearer = await svc.call('/v1/models', { key: keys.vip });
-    expect([bearer.status, (await bearer.json()).code]).toEqual([401, 'UNAUTHENTICATED']);
+    expect([bearer.status, (await bearer.json()).models]).toEqual([200, models]);
+    const both = await svc.call('/v1/models', { key: keys.vip, headers: { 'x-api-key': keys.vip } });
+    expect([both.status, (await both.json()).detail]).toEqual([
+      401,
+      'send the API key once: in x-api-key or in Authorization, not both',
+    ]);
+    const badBearer = await svc.call('/v1/providers/acme/models', { key: `gjk_${'A'.repeat(40)}` });
+    expect([badBearer.status, (await badBearer.json()).code]).toEqual([401, 'INVALID_API_KEY']);
     const noScope = await svc.account({ name: 'noscope' }, ['check_status']);
     const scoped = await svc.call('/v1/models', { headers: { 'x-api-key': noScope } });
     expect([scoped.status, (await scoped.json()).code]).toEqual([403, 'INSUFFICIENT_SCOPE']);

@@ -82,8 +82,9 @@ export function catalogRoutes(catalog: () => Catalog, auth: Authenticator): Rout
     const id = JSON.stringify(['key', personalization(account), key]);
     const body = listings.get(catalog(), id, () => Buffer.from(JSON.stringify(build())));
     res.setHeader('Cache-Control', `private, max-age=${MODEL_LIST_TTL_MS / 1000}`);
-    // Each key's listing is its own (visibility, prices): a cache keeps one per key.
-    res.setHeader('Vary', 'x-api-key');
+    // Each key's listing is its own (visibility, prices): a cache keeps one per key, sent
+    // either way.
+    res.setHeader('Vary', 'x-api-key, Authorization');
     res.type('application/json').send(body);
   }
 

@@ -35,7 +35,7 @@ export function docsPage(basePath = ''): string {
 <section class="guide">
   <h2>Quick start</h2>
   <p>Every job request carries an API key: <code>Authorization: Bearer gjk_…</code>
-  (<code>x-api-key</code> on <code>/v1/models</code>). Your operator gives you the key; in dev
+  (<code>/v1/models</code> also takes it as <code>x-api-key</code>). Your operator gives you the key; in dev
   mode it is the file <code>api-key</code> in <code>$GENJOBS_DEV_DIR</code> (default
   <code>~/.genjobs/dev</code>). Set the two variables the examples use, then submit a job and
   follow it:</p>
