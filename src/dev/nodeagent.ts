@@ -120,7 +120,7 @@ export class NodeAgent {
       pods,
       nodeName: this.nodeName,
       commandMap: this.opts.commandMap ?? {},
-      baseEnv: this.opts.baseEnv ?? defaultBaseEnv(),
+      baseEnv: this.opts.baseEnv ?? workerBaseEnv(),
       ...this.dirs,
       configRetryMs: this.opts.configRetryMs ?? 5_000,
       requeue: (name) => this.queue.add(name),
@@ -189,9 +189,13 @@ export class NodeAgent {
   }
 }
 
-function defaultBaseEnv(): Record<string, string> {
-  const keep = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
-  return Object.fromEntries(
-    keep.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])),
-  );
+/**
+ * What a worker process gets of this process's environment before its Pod's own: what a
+ * program needs to run here, and the CAs dev mode was told to trust (NODE_EXTRA_CA_CERTS), so
+ * a worker fetches an input image from the same local https server the webhooks reach.
+ * Nothing else: no kubeconfig, no secrets, as a worker Pod has none.
+ */
+export function workerBaseEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const keep = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'NODE_EXTRA_CA_CERTS'];
+  return Object.fromEntries(keep.flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]!]])));
 }

@@ -203,6 +203,35 @@ describe('NodeAgent', () => {
     expect(logLines.join('')).not.toContain(secretValue);
   });
 
+  it('passes a worker the CAs dev mode trusts (NODE_EXTRA_CA_CERTS), and nothing of its own secrets', async () => {
+    const before = { ca: process.env.NODE_EXTRA_CA_CERTS, secret: process.env.GENJOBS_BLOB_SECRET };
+    process.env.NODE_EXTRA_CA_CERTS = join(dir, 'receiver-ca.pem');
+    process.env.GENJOBS_BLOB_SECRET = 'not-for-workers';
+    try {
+      const { kube } = await setUp();
+      await createPod(
+        kube,
+        aPod(
+          'ca',
+          'printf "%s|%s" "$NODE_EXTRA_CA_CERTS" "$GENJOBS_BLOB_SECRET" > "$GENJOBS_TERMINATION_LOG"',
+          {
+            env: [TERMINATION_ENV],
+          },
+        ),
+      );
+      const pod = await waitForPod(kube, 'ca', finished);
+      expect(terminated(pod)?.message).toBe(`${join(dir, 'receiver-ca.pem')}|`);
+    } finally {
+      for (const [name, value] of [
+        ['NODE_EXTRA_CA_CERTS', before.ca],
+        ['GENJOBS_BLOB_SECRET', before.secret],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
   it('waits with CreateContainerConfigError while a referenced Secret is missing', async () => {
     const { kube } = await setUp({ configRetryMs: 200 });
     const env = [
