@@ -188,7 +188,7 @@ const operations: Operation[] = [
     operationId: 'streamJobEvents',
     summary: "Follow a job's changes (Server-Sent Events)",
     description:
-      'Scope: check_status. `text/event-stream`: an `event: job` whose data is the job record (as GET /v1/jobs/{jobId}) on every change, with an `id:` a client sends back as `Last-Event-ID` to resume without loss; a `: heartbeat` comment every 15 s; the stream ends after the terminal record (a finished job: one event). 204 when the Last-Event-ID already names the terminal record.',
+      'Scope: check_status. `text/event-stream`: an `event: job` whose data is the job record (as GET /v1/jobs/{jobId}) on every change, with an `id:` (an opaque string, neither a number nor increasing) a client sends back as `Last-Event-ID` to resume without loss; a `: heartbeat` comment every 15 s; the stream ends after the terminal record (a finished job: one event). 204 when the Last-Event-ID already names the terminal record.',
     security: 'bearer',
     scope: 'check_status',
     // The body is text: a generated client hands it over as a string for an SSE parser. Each
