@@ -208,17 +208,15 @@ function ownedBy(key: ApiKey, account: Account): boolean {
 /**
  * The key a request sends. The x-api-key endpoints (the spec's model listings) take a Bearer
  * key too, so a client made from the OpenAPI document with one way of sending its key reaches
- * every endpoint; a request sending both is refused, as two of one header are.
+ * every endpoint (and Swagger UI, authorized both ways, sends both). Two different keys are
+ * refused, as two of one header are.
  */
 function credential(req: Request, source: CredentialSource): string | undefined {
   if (source === 'bearer') return bearer(req);
   const apiKey = single(req, 'x-api-key');
   if (apiKey === undefined) return bearer(req);
-  if (single(req, 'Authorization') !== undefined)
-    throw new AppError(
-      'UNAUTHENTICATED',
-      'send the API key once: in x-api-key or in Authorization, not both',
-    );
+  if (single(req, 'Authorization') !== undefined && bearer(req) !== apiKey)
+    throw new AppError('UNAUTHENTICATED', 'x-api-key and Authorization name two different keys; send one');
   return apiKey;
 }
 

@@ -648,7 +648,7 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
           in: 'header',
           name: 'x-api-key',
           description:
-            'An API key: gjk_…, on the model listings (which take a Bearer key too; not both at once)',
+            'An API key: gjk_…, on the model listings (which take a Bearer key too; two different keys are refused)',
         },
       },
     },

@@ -77,15 +77,24 @@ describe('GET /docs in a real browser', () => {
     expect(errors).toEqual([]);
   });
 
-  it('the pasted key authorizes "Try it out" on the reference', async () => {
-    await page.fill('#key', key);
-    await page.dispatchEvent('#key', 'change');
-    const op = page.locator('.opblock-get', { has: page.locator('[data-path="/v1/jobs"]') }).first();
+  /** Runs "Try it out" of GET `path` (an operation not run before) and answers the status the reference shows. */
+  async function tryGet(path: string): Promise<string | undefined> {
+    const op = page.locator('.opblock-get', { has: page.locator(`[data-path="${path}"]`) }).first();
     await op.locator('.opblock-summary').click();
     await op.locator('button.execute').click();
     const status = op.locator('.live-responses-table tbody .response-col_status').first();
     await status.waitFor({ timeout: 30_000 });
-    expect((await status.textContent())?.trim()).toBe('200');
+    return (await status.textContent())?.trim();
+  }
+
+  it('the pasted key authorizes "Try it out" on the reference, the model listing (x-api-key) too; an emptied field signs out', async () => {
+    await page.fill('#key', key);
+    await page.dispatchEvent('#key', 'change');
+    expect(await tryGet('/v1/jobs')).toBe('200');
+    expect(await tryGet('/v1/models')).toBe('200');
+    await page.fill('#key', '');
+    await page.dispatchEvent('#key', 'change');
+    expect(await tryGet('/v1/account')).toBe('401');
   });
 });
 

@@ -21,9 +21,16 @@ export const CONSOLE_SCRIPT = `'use strict';
     tryItOutEnabled: true,
     persistAuthorization: false,
   });
+  // The pasted key authorizes every operation, whichever way it takes the key; an emptied
+  // field signs the reference out.
   const authorize = () => {
     const key = $('key').value.trim();
-    if (!key) return;
+    if (!key) {
+      // Only schemes signed in (Swagger UI's logout of one that is not throws).
+      const signedIn = Object.keys(ui.authSelectors.authorized().toJS());
+      if (signedIn.length > 0) ui.authActions.logout(signedIn);
+      return;
+    }
     ui.preauthorizeApiKey('bearer', key);
     ui.preauthorizeApiKey('apiKeyHeader', key);
   };
