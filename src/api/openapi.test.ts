@@ -1,9 +1,20 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { componentValidator, schemaValidator } from '../../test/support/contract.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { prepareInput } from '../catalog/input.ts';
+import { listApiModels, listProviderModels } from '../catalog/listing.ts';
 import { loadDefaultCatalog } from '../catalog/load.ts';
 import { price } from '../catalog/pricing.ts';
+import {
+  getCatalogModel,
+  getCatalogProvider,
+  listCapabilityGroups,
+  listCatalogModels,
+  listCatalogProviders,
+  listCategories,
+} from '../catalog/views.ts';
 import { JOB_FAILURE_CODES } from '../jobs/failure.ts';
+import { CATALOG_EXAMPLES } from './catalog/examples.ts';
 import { allowedMethods, openApiDocument } from './openapi.ts';
 import './account/openapi.ts';
 import './uploads/openapi.ts';
@@ -141,6 +152,52 @@ describe('the OpenAPI document', () => {
     ]) {
       expect(field.anyOf).toContainEqual({ type: 'null' });
     }
+  });
+
+  it('gives every named answer and every request body examples that the schema holds true, closed to other fields', () => {
+    // Without one Swagger UI and generators make values up from the schema: a status of
+    // -9007199254740991, a filename drawn from its pattern, a pending job with outputs.
+    const parts = new Set(['JobOutput', 'JobError']); // shown inside Job's examples
+    for (const [name, schema] of Object.entries<{ examples?: unknown[] }>(doc.components.schemas)) {
+      if (parts.has(name)) continue;
+      const validate = componentValidator(name);
+      expect([name, schema.examples?.length ?? 0]).not.toEqual([name, 0]);
+      for (const example of schema.examples ?? []) {
+        expect([name, validate(example), validate.errors]).toEqual([name, true, null]);
+      }
+    }
+    const bodies = operations.filter(({ op }) => op.requestBody);
+    expect(bodies.length).toBeGreaterThanOrEqual(3);
+    for (const { path, method, op } of bodies) {
+      const at = ['paths', path, method, 'requestBody', 'content', 'application/json', 'schema'];
+      const validate = schemaValidator(...at);
+      const examples: unknown[] = resolved(op.requestBody.content['application/json'].schema).examples ?? [];
+      expect([path, examples.length]).not.toEqual([path, 0]);
+      for (const example of examples)
+        expect([path, validate(example), validate.errors]).toEqual([path, true, null]);
+    }
+  });
+
+  it("shows the shipped catalog's own answers as the catalog examples", () => {
+    const account = { spec: {} };
+    const provider = getCatalogProvider(catalog, 'genjobs');
+    const apiModels = listApiModels(catalog, account);
+    const providerModels = listProviderModels(catalog, 'genjobs', account);
+    // JSON both: the examples are plain data, the answers may hold frozen views.
+    expect(JSON.parse(JSON.stringify(CATALOG_EXAMPLES))).toEqual(
+      JSON.parse(
+        JSON.stringify({
+          item: listCatalogModels(catalog)[0],
+          detail: getCatalogModel(catalog, 'genjobs/reference-image/text-to-image'),
+          provider: listCatalogProviders(catalog)[0],
+          providerDetail: { ...provider, models: provider.models.slice(0, 1) },
+          group: listCapabilityGroups(catalog)[0],
+          category: listCategories(catalog)[0],
+          apiModels: { models: apiModels.models.slice(0, 1) },
+          providerModels: { ...providerModels, models: providerModels.models.slice(0, 1) },
+        }),
+      ),
+    );
   });
 
   it("shows the spec's three priced cases as examples, priced as submit charges them", () => {

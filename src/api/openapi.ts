@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { codesWithStatus } from '../errors.ts';
+import { AppError, codesWithStatus, type ErrorCode } from '../errors.ts';
 import { describeFailure, isRetryableFailure, JOB_FAILURE_CODES } from '../jobs/failure.ts';
 import { RETRY_SCHEDULE_MS } from '../webhooks/schedule.ts';
 import {
@@ -26,6 +26,7 @@ import {
   SubmitResult,
   WebhookEvent,
 } from './jobs/schemas.ts';
+import { problemBody } from './problem.ts';
 
 /** RFC 9457 problem details with the service's extension members; `code` is one of `codes`. */
 export function problemSchema(codes: readonly [string, ...string[]] | undefined) {
@@ -438,14 +439,52 @@ export function allowedMethods(path: string): string[] | undefined {
   return match ? [...match.methods] : undefined;
 }
 
+/**
+ * The problem a client most often meets with each status, as the service words it: the
+ * examples of the document's Problem schemas (without them Swagger UI and generators make
+ * up a status of -9007199254740991 and `success: true`).
+ */
+const PROBLEM_EXAMPLES: Record<number, [ErrorCode, string, Array<{ pointer: string; message: string }>?]> = {
+  400: ['MALFORMED_REQUEST', 'request body is not valid JSON'],
+  401: ['UNAUTHENTICATED', 'this endpoint needs an Authorization: Bearer <API key> header'],
+  402: ['INSUFFICIENT_BALANCE', 'the job costs 2400000 micro-cents and the balance is 1200000'],
+  403: ['INSUFFICIENT_SCOPE', 'this API key lacks the submit_job scope'],
+  404: ['JOB_NOT_FOUND', 'job 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f not found'],
+  405: ['METHOD_NOT_ALLOWED', 'DELETE is not allowed on /v1/jobs/submit; allowed: OPTIONS, POST'],
+  408: ['REQUEST_TIMEOUT', 'the request body did not arrive within 30 s; send it again'],
+  409: [
+    'JOB_CANNOT_BE_CANCELLED',
+    'job 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f is processing; only pending jobs can be cancelled',
+  ],
+  413: ['PAYLOAD_TOO_LARGE', 'request body is too large'],
+  415: ['UNSUPPORTED_MEDIA_TYPE', 'request bodies must be JSON (Content-Type: application/json)'],
+  422: [
+    'INVALID_INPUT',
+    "input does not match the model's inputSchema: /input/duration must be one of 4, 6, 8",
+    [{ pointer: '/input/duration', message: 'must be one of 4, 6, 8' }],
+  ],
+  429: [
+    'CONCURRENT_JOBS_EXCEEDED',
+    'the account has 20 unfinished jobs, the most it may have at once; try again in 5 s',
+  ],
+  503: ['UNAVAILABLE', 'the job history is unavailable right now; please retry'],
+};
+
+/** A problem body as the service answers it, for an example. */
+function problemExample(status: number) {
+  const [code, detail, errors] = PROBLEM_EXAMPLES[status] ?? PROBLEM_EXAMPLES[400]!;
+  return problemBody(new AppError(code, detail, { errors }), '0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0');
+}
+
 /** Problem bodies per status, `code` an enum of the codes answered with that status. */
 function problemComponents(statuses: Iterable<number>, output: (schema: z.ZodType) => JsonSchema) {
-  const schemas: Record<string, JsonSchema> = { Problem: output(Problem) };
+  const schemas: Record<string, JsonSchema> = {
+    Problem: output(Problem.meta({ examples: [problemExample(422)] })),
+  };
   for (const status of statuses) {
     const codes = codesWithStatus(status);
-    schemas[`Problem${status}`] = output(
-      problemSchema(codes.length > 0 ? (codes as [string, ...string[]]) : undefined),
-    );
+    const schema = problemSchema(codes.length > 0 ? (codes as [string, ...string[]]) : undefined);
+    schemas[`Problem${status}`] = output(schema.meta({ examples: [problemExample(status)] }));
   }
   return schemas;
 }

@@ -347,6 +347,39 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "jobId": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *       "status": "completed",
+         *       "progress": 100,
+         *       "output": "https://genjobs.example.com/files/jobs/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f/output-0.png",
+         *       "outputs": [
+         *         {
+         *           "url": "https://genjobs.example.com/files/jobs/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f/output-0.png",
+         *           "type": "image"
+         *         }
+         *       ],
+         *       "error": null,
+         *       "createdAt": "2026-01-01T00:00:00Z",
+         *       "completedAt": "2026-01-01T00:00:31.512Z",
+         *       "model": "genjobs/reference-image/text-to-image",
+         *       "costMicroCents": 134000
+         *     }
+         * @example {
+         *       "jobId": "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+         *       "status": "pending",
+         *       "progress": 0,
+         *       "output": null,
+         *       "outputs": null,
+         *       "error": null,
+         *       "createdAt": "2026-01-01T00:01:00Z",
+         *       "completedAt": null,
+         *       "model": "genjobs/reference-video/text-to-video",
+         *       "costMicroCents": 2400000,
+         *       "queuePosition": 2,
+         *       "estimatedCompletionTime": "2026-01-01T00:04:10.000Z"
+         *     }
+         */
         Job: {
             jobId: string;
             /** @enum {string} */
@@ -397,6 +430,44 @@ export interface components {
             /** @description whether submitting the same job again may succeed */
             retryable: boolean;
         };
+        /**
+         * @example {
+         *       "jobs": [
+         *         {
+         *           "jobId": "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+         *           "status": "pending",
+         *           "progress": 0,
+         *           "output": null,
+         *           "outputs": null,
+         *           "error": null,
+         *           "createdAt": "2026-01-01T00:01:00Z",
+         *           "completedAt": null,
+         *           "model": "genjobs/reference-video/text-to-video",
+         *           "costMicroCents": 2400000,
+         *           "queuePosition": 2,
+         *           "estimatedCompletionTime": "2026-01-01T00:04:10.000Z"
+         *         },
+         *         {
+         *           "jobId": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *           "status": "completed",
+         *           "progress": 100,
+         *           "output": "https://genjobs.example.com/files/jobs/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f/output-0.png",
+         *           "outputs": [
+         *             {
+         *               "url": "https://genjobs.example.com/files/jobs/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f/output-0.png",
+         *               "type": "image"
+         *             }
+         *           ],
+         *           "error": null,
+         *           "createdAt": "2026-01-01T00:00:00Z",
+         *           "completedAt": "2026-01-01T00:00:31.512Z",
+         *           "model": "genjobs/reference-image/text-to-image",
+         *           "costMicroCents": 134000
+         *         }
+         *       ],
+         *       "nextCursor": "2026-01-01T00:00:00Z_6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+         *     }
+         */
         JobList: {
             jobs: components["schemas"]["Job"][];
             nextCursor: string | null;
@@ -490,6 +561,13 @@ export interface components {
                 savedMicroCents: number;
             };
         };
+        /**
+         * @example {
+         *       "jobId": "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+         *       "status": "cancelled",
+         *       "refundedMicroCents": 2400000
+         *     }
+         */
         CancelResult: {
             jobId: string;
             /** @constant */
@@ -497,6 +575,29 @@ export interface components {
             /** Format: int64 */
             refundedMicroCents: number;
         };
+        /**
+         * @example {
+         *       "type": "job.completed",
+         *       "timestamp": "2026-01-01T00:00:31.512Z",
+         *       "data": {
+         *         "jobId": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *         "status": "completed",
+         *         "progress": 100,
+         *         "output": "https://genjobs.example.com/files/jobs/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f/output-0.png",
+         *         "outputs": [
+         *           {
+         *             "url": "https://genjobs.example.com/files/jobs/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f/output-0.png",
+         *             "type": "image"
+         *           }
+         *         ],
+         *         "error": null,
+         *         "createdAt": "2026-01-01T00:00:00Z",
+         *         "completedAt": "2026-01-01T00:00:31.512Z",
+         *         "model": "genjobs/reference-image/text-to-image",
+         *         "costMicroCents": 134000
+         *       }
+         *     }
+         */
         WebhookEvent: {
             /** @enum {string} */
             type: "job.completed" | "job.failed";
@@ -507,6 +608,32 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["Job"];
         };
+        /**
+         * @example {
+         *       "slug": "genjobs/reference-image/text-to-image",
+         *       "provider": {
+         *         "id": "genjobs",
+         *         "name": "genjobs reference",
+         *         "logoUrl": "https://genjobs.io/logos/genjobs.svg"
+         *       },
+         *       "category": "image",
+         *       "capability": "text-to-image",
+         *       "pricing": {
+         *         "baseCredits": 134000,
+         *         "defaultCostMicroCents": 134000,
+         *         "unit": "per_generation"
+         *       },
+         *       "tags": [
+         *         "reference",
+         *         "fast",
+         *         "image"
+         *       ],
+         *       "ratings": {
+         *         "average": 0,
+         *         "count": 0
+         *       }
+         *     }
+         */
         CatalogModel: {
             slug: string;
             provider: {
@@ -542,6 +669,102 @@ export interface components {
                 count: number;
             };
         };
+        /**
+         * @example {
+         *       "slug": "genjobs/reference-image/text-to-image",
+         *       "provider": {
+         *         "id": "genjobs",
+         *         "name": "genjobs reference",
+         *         "logoUrl": "https://genjobs.io/logos/genjobs.svg"
+         *       },
+         *       "name": "Reference Image",
+         *       "description": "Renders a deterministic test image from the prompt and seed, or edits the given images.",
+         *       "category": "image",
+         *       "capability": "text-to-image",
+         *       "inputSchema": {
+         *         "type": "object",
+         *         "properties": {
+         *           "prompt": {
+         *             "type": "string",
+         *             "maxLength": 4000,
+         *             "pattern": "\\S",
+         *             "description": "What to generate (not blank)."
+         *           },
+         *           "image_urls": {
+         *             "type": "array",
+         *             "maxItems": 4,
+         *             "items": {
+         *               "type": "string",
+         *               "format": "uri",
+         *               "pattern": "^(https?:|data:image/)"
+         *             },
+         *             "description": "Optional reference images (upload fileUrl values); one URL may be sent as `image` instead."
+         *           },
+         *           "aspect_ratio": {
+         *             "type": "string",
+         *             "enum": [
+         *               "1:1",
+         *               "16:9",
+         *               "9:16",
+         *               "4:3",
+         *               "3:4"
+         *             ],
+         *             "default": "1:1"
+         *           },
+         *           "resolution": {
+         *             "type": "string",
+         *             "enum": [
+         *               "1k",
+         *               "2k",
+         *               "4k"
+         *             ],
+         *             "default": "1k"
+         *           },
+         *           "seed": {
+         *             "type": [
+         *               "integer",
+         *               "string"
+         *             ],
+         *             "minimum": 0,
+         *             "maximum": 4294967295,
+         *             "description": "Same seed and input, same output. Without one, each job gets its own (a resubmit gives a new output).",
+         *             "pattern": "^[0-9]+$|^[0-9]+\\.0+$"
+         *           },
+         *           "image": {
+         *             "type": "string",
+         *             "format": "uri",
+         *             "pattern": "^(https?:|data:image/)",
+         *             "description": "One address sent instead of image_urls: the same as image_urls with this one item."
+         *           }
+         *         },
+         *         "additionalProperties": false,
+         *         "required": [
+         *           "prompt"
+         *         ],
+         *         "allOf": [
+         *           {
+         *             "not": {
+         *               "required": [
+         *                 "image",
+         *                 "image_urls"
+         *               ]
+         *             }
+         *           }
+         *         ]
+         *       },
+         *       "pricing": {
+         *         "baseCredits": 134000,
+         *         "defaultCostMicroCents": 134000,
+         *         "unit": "per_generation"
+         *       },
+         *       "siblings": [
+         *         {
+         *           "slug": "genjobs/reference-image/edit-image",
+         *           "capability": "edit-image"
+         *         }
+         *       ]
+         *     }
+         */
         CatalogModelDetail: {
             slug: string;
             provider: {
@@ -580,6 +803,17 @@ export interface components {
                 capability: string;
             }[];
         };
+        /**
+         * @example {
+         *       "id": "genjobs",
+         *       "name": "genjobs reference",
+         *       "description": "Reference generators built into the genjobs worker image. They produce real, decodable files quickly, for development, demos and end-to-end tests.",
+         *       "logoUrl": "https://genjobs.io/logos/genjobs.svg",
+         *       "website": "https://genjobs.io",
+         *       "color": "#4F46E5",
+         *       "modelCount": 3
+         *     }
+         */
         CatalogProvider: {
             id: string;
             name: string;
@@ -590,6 +824,35 @@ export interface components {
             /** Format: int64 */
             modelCount: number;
         };
+        /**
+         * @example {
+         *       "id": "genjobs",
+         *       "name": "genjobs reference",
+         *       "description": "Reference generators built into the genjobs worker image. They produce real, decodable files quickly, for development, demos and end-to-end tests.",
+         *       "logoUrl": "https://genjobs.io/logos/genjobs.svg",
+         *       "website": "https://genjobs.io",
+         *       "color": "#4F46E5",
+         *       "models": [
+         *         {
+         *           "slug": "genjobs/reference-image/text-to-image",
+         *           "name": "Reference Image",
+         *           "description": "Renders a deterministic test image from the prompt and seed, or edits the given images.",
+         *           "category": "image",
+         *           "capability": "text-to-image",
+         *           "pricing": {
+         *             "baseCredits": 134000,
+         *             "defaultCostMicroCents": 134000,
+         *             "unit": "per_generation"
+         *           },
+         *           "tags": [
+         *             "reference",
+         *             "fast",
+         *             "image"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
         CatalogProviderDetail: {
             id: string;
             name: string;
@@ -624,6 +887,16 @@ export interface components {
                 tags: string[];
             }[];
         };
+        /**
+         * @example {
+         *       "id": "text-to-video",
+         *       "displayName": "Text to Video",
+         *       "label": "T2V",
+         *       "icon": "film",
+         *       "color": "#DB2777",
+         *       "order": 1
+         *     }
+         */
         CapabilityGroup: {
             id: string;
             displayName: string;
@@ -633,6 +906,14 @@ export interface components {
             /** Format: double */
             order: number;
         };
+        /**
+         * @example {
+         *       "id": "video",
+         *       "name": "Video",
+         *       "description": "Models that generate video clips.",
+         *       "modelCount": 1
+         *     }
+         */
         Category: {
             id: string;
             name: string;
@@ -640,6 +921,27 @@ export interface components {
             /** Format: int64 */
             modelCount: number;
         };
+        /**
+         * @example {
+         *       "models": [
+         *         {
+         *           "id": "genjobs/reference-image/text-to-image",
+         *           "providerId": "genjobs",
+         *           "providerName": "genjobs reference",
+         *           "name": "Reference Image",
+         *           "description": "Renders a deterministic test image from the prompt and seed, or edits the given images.",
+         *           "category": "image",
+         *           "currentVersion": "v1.0",
+         *           "versionCount": 1,
+         *           "currentVersionPricing": {
+         *             "baseCredits": 134000,
+         *             "defaultCostMicroCents": 134000,
+         *             "unit": "per_generation"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
         ModelList: {
             models: {
                 id: string;
@@ -671,6 +973,38 @@ export interface components {
                 providerName: string;
             }[];
         };
+        /**
+         * @example {
+         *       "provider": {
+         *         "id": "genjobs",
+         *         "name": "genjobs reference",
+         *         "description": "Reference generators built into the genjobs worker image. They produce real, decodable files quickly, for development, demos and end-to-end tests.",
+         *         "logoUrl": "https://genjobs.io/logos/genjobs.svg",
+         *         "website": "https://genjobs.io",
+         *         "color": "#4F46E5",
+         *         "categories": [
+         *           "image",
+         *           "video"
+         *         ],
+         *         "isActive": true
+         *       },
+         *       "models": [
+         *         {
+         *           "id": "genjobs/reference-image/text-to-image",
+         *           "name": "Reference Image",
+         *           "description": "Renders a deterministic test image from the prompt and seed, or edits the given images.",
+         *           "category": "image",
+         *           "currentVersion": "v1.0",
+         *           "versionCount": 1,
+         *           "currentVersionPricing": {
+         *             "baseCredits": 134000,
+         *             "defaultCostMicroCents": 134000,
+         *             "unit": "per_generation"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
         ProviderModelList: {
             provider: {
                 id: string;
@@ -710,6 +1044,16 @@ export interface components {
                 };
             }[];
         };
+        /**
+         * @example {
+         *       "account": "acme",
+         *       "plan": "pro",
+         *       "maxConcurrentJobs": 20,
+         *       "balanceMicroCents": 97466000,
+         *       "heldMicroCents": 2400000,
+         *       "spentMicroCents": 134000
+         *     }
+         */
         Account: {
             /** @description The account the key belongs to */
             account: string;
@@ -735,6 +1079,15 @@ export interface components {
              */
             spentMicroCents: number;
         };
+        /**
+         * @example {
+         *       "uploadUrl": "https://genjobs.example.com/files/uploads/5e0c3a9f1b2d4c6e8a7b9d1f/3c2b1a09-8f7e-4d6c-b5a4-938271605f4e?expires=1767226500&contentType=image%2Fpng&maxSize=10485760&signature=3q2-7wAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AB",
+         *       "fileUrl": "https://genjobs.example.com/files/uploads/5e0c3a9f1b2d4c6e8a7b9d1f/3c2b1a09-8f7e-4d6c-b5a4-938271605f4e",
+         *       "fileId": "3c2b1a09-8f7e-4d6c-b5a4-938271605f4e",
+         *       "expiresAt": "2026-01-01T01:00:00.000Z",
+         *       "maxSize": 10485760
+         *     }
+         */
         Presign: {
             /** @description PUT the file here with the same Content-Type, within 15 minutes (its `expires`) */
             uploadUrl: string;
@@ -749,12 +1102,38 @@ export interface components {
             /** Format: int64 */
             maxSize: number;
         };
+        /**
+         * @example {
+         *       "success": true,
+         *       "data": {
+         *         "uploadUrl": "https://genjobs.example.com/files/uploads/5e0c3a9f1b2d4c6e8a7b9d1f/3c2b1a09-8f7e-4d6c-b5a4-938271605f4e?expires=1767226500&contentType=image%2Fpng&maxSize=10485760&signature=3q2-7wAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AB",
+         *         "fileUrl": "https://genjobs.example.com/files/uploads/5e0c3a9f1b2d4c6e8a7b9d1f/3c2b1a09-8f7e-4d6c-b5a4-938271605f4e",
+         *         "fileId": "3c2b1a09-8f7e-4d6c-b5a4-938271605f4e",
+         *         "expiresAt": "2026-01-01T01:00:00.000Z",
+         *         "maxSize": 10485760
+         *       },
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0"
+         *     }
+         */
         PresignResponse: {
             /** @description always true */
             success: boolean;
             data: components["schemas"]["Presign"];
             requestId: string;
         };
+        /**
+         * @example {
+         *       "id": "3c2b1a09-8f7e-4d6c-b5a4-938271605f4e",
+         *       "filename": "photo.png",
+         *       "contentType": "image/png",
+         *       "fileUrl": "https://genjobs.example.com/files/uploads/5e0c3a9f1b2d4c6e8a7b9d1f/3c2b1a09-8f7e-4d6c-b5a4-938271605f4e",
+         *       "status": "pending",
+         *       "createdAt": "2026-01-01T00:00:00.000Z",
+         *       "expiresAt": "2026-01-01T01:00:00.000Z",
+         *       "uploaded": true,
+         *       "sizeBytes": 482113
+         *     }
+         */
         Upload: {
             id: string;
             filename: string;
@@ -775,12 +1154,46 @@ export interface components {
              */
             sizeBytes?: number;
         };
+        /**
+         * @example {
+         *       "success": true,
+         *       "data": {
+         *         "id": "3c2b1a09-8f7e-4d6c-b5a4-938271605f4e",
+         *         "filename": "photo.png",
+         *         "contentType": "image/png",
+         *         "fileUrl": "https://genjobs.example.com/files/uploads/5e0c3a9f1b2d4c6e8a7b9d1f/3c2b1a09-8f7e-4d6c-b5a4-938271605f4e",
+         *         "status": "pending",
+         *         "createdAt": "2026-01-01T00:00:00.000Z",
+         *         "expiresAt": "2026-01-01T01:00:00.000Z",
+         *         "uploaded": true,
+         *         "sizeBytes": 482113
+         *       },
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0"
+         *     }
+         */
         UploadResponse: {
             /** @description always true */
             success: boolean;
             data: components["schemas"]["Upload"];
             requestId: string;
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/invalid-input",
+         *       "title": "Unprocessable Content",
+         *       "status": 422,
+         *       "detail": "input does not match the model's inputSchema: /input/duration must be one of 4, 6, 8",
+         *       "code": "INVALID_INPUT",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false,
+         *       "errors": [
+         *         {
+         *           "pointer": "/input/duration",
+         *           "message": "must be one of 4, 6, 8"
+         *         }
+         *       ]
+         *     }
+         */
         Problem: {
             type: string;
             title: string;
@@ -797,6 +1210,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/malformed-request",
+         *       "title": "Bad Request",
+         *       "status": 400,
+         *       "detail": "request body is not valid JSON",
+         *       "code": "MALFORMED_REQUEST",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false
+         *     }
+         */
         Problem400: {
             type: string;
             title: string;
@@ -814,6 +1238,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/unauthenticated",
+         *       "title": "Unauthorized",
+         *       "status": 401,
+         *       "detail": "this endpoint needs an Authorization: Bearer <API key> header",
+         *       "code": "UNAUTHENTICATED",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false
+         *     }
+         */
         Problem401: {
             type: string;
             title: string;
@@ -831,6 +1266,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/insufficient-balance",
+         *       "title": "Payment Required",
+         *       "status": 402,
+         *       "detail": "the job costs 2400000 micro-cents and the balance is 1200000",
+         *       "code": "INSUFFICIENT_BALANCE",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false
+         *     }
+         */
         Problem402: {
             type: string;
             title: string;
@@ -848,6 +1294,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/insufficient-scope",
+         *       "title": "Forbidden",
+         *       "status": 403,
+         *       "detail": "this API key lacks the submit_job scope",
+         *       "code": "INSUFFICIENT_SCOPE",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false
+         *     }
+         */
         Problem403: {
             type: string;
             title: string;
@@ -865,6 +1322,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/job-not-found",
+         *       "title": "Not Found",
+         *       "status": 404,
+         *       "detail": "job 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f not found",
+         *       "code": "JOB_NOT_FOUND",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false
+         *     }
+         */
         Problem404: {
             type: string;
             title: string;
@@ -882,6 +1350,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/method-not-allowed",
+         *       "title": "Method Not Allowed",
+         *       "status": 405,
+         *       "detail": "DELETE is not allowed on /v1/jobs/submit; allowed: OPTIONS, POST",
+         *       "code": "METHOD_NOT_ALLOWED",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false
+         *     }
+         */
         Problem405: {
             type: string;
             title: string;
@@ -899,6 +1378,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/request-timeout",
+         *       "title": "Request Timeout",
+         *       "status": 408,
+         *       "detail": "the request body did not arrive within 30 s; send it again",
+         *       "code": "REQUEST_TIMEOUT",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": true
+         *     }
+         */
         Problem408: {
             type: string;
             title: string;
@@ -916,6 +1406,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/job-cannot-be-cancelled",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "job 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f is processing; only pending jobs can be cancelled",
+         *       "code": "JOB_CANNOT_BE_CANCELLED",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false
+         *     }
+         */
         Problem409: {
             type: string;
             title: string;
@@ -933,6 +1434,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/payload-too-large",
+         *       "title": "Content Too Large",
+         *       "status": 413,
+         *       "detail": "request body is too large",
+         *       "code": "PAYLOAD_TOO_LARGE",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false
+         *     }
+         */
         Problem413: {
             type: string;
             title: string;
@@ -950,6 +1462,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/unsupported-media-type",
+         *       "title": "Unsupported Media Type",
+         *       "status": 415,
+         *       "detail": "request bodies must be JSON (Content-Type: application/json)",
+         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false
+         *     }
+         */
         Problem415: {
             type: string;
             title: string;
@@ -967,6 +1490,23 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/invalid-input",
+         *       "title": "Unprocessable Content",
+         *       "status": 422,
+         *       "detail": "input does not match the model's inputSchema: /input/duration must be one of 4, 6, 8",
+         *       "code": "INVALID_INPUT",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": false,
+         *       "errors": [
+         *         {
+         *           "pointer": "/input/duration",
+         *           "message": "must be one of 4, 6, 8"
+         *         }
+         *       ]
+         *     }
+         */
         Problem422: {
             type: string;
             title: string;
@@ -984,6 +1524,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/concurrent-jobs-exceeded",
+         *       "title": "Too Many Requests",
+         *       "status": 429,
+         *       "detail": "the account has 20 unfinished jobs, the most it may have at once; try again in 5 s",
+         *       "code": "CONCURRENT_JOBS_EXCEEDED",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": true
+         *     }
+         */
         Problem429: {
             type: string;
             title: string;
@@ -1001,6 +1552,17 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "type": "https://genjobs.io/problems/unavailable",
+         *       "title": "Service Unavailable",
+         *       "status": 503,
+         *       "detail": "the job history is unavailable right now; please retry",
+         *       "code": "UNAVAILABLE",
+         *       "requestId": "0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0",
+         *       "retryable": true
+         *     }
+         */
         Problem503: {
             type: string;
             title: string;

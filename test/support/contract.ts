@@ -35,7 +35,12 @@ function documentValidator(): Ajv2020 {
 
 /** A validator of the named schema of the document (`Job`, `Upload`, …). */
 export function componentValidator(name: string): ValidateFunction {
-  return documentValidator().compile({ $ref: `${BASE}${pointer('components', 'schemas', name)}` });
+  return schemaValidator('components', 'schemas', name);
+}
+
+/** A validator of the schema at a path into the document (`paths`, `/v1/jobs/submit`, `post`, …). */
+export function schemaValidator(...segments: string[]): ValidateFunction {
+  return documentValidator().compile({ $ref: `${BASE}${pointer(...segments)}` });
 }
 
 /** The OpenAPI document compiled into one validator per operation and status. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CATALOG_EXAMPLES as EX } from './examples.ts';
 
 /**
  * Response shapes of the catalog endpoints (spec 2.6 to 2.12), for the OpenAPI document
@@ -27,27 +28,31 @@ const Pricing = z.strictObject({
 });
 const ProviderRef = z.strictObject({ id: z.string(), name: z.string(), logoUrl: z.string() });
 
-export const CatalogModelItem = z.strictObject({
-  slug: z.string(),
-  provider: ProviderRef,
-  category: z.string(),
-  capability: z.string(),
-  pricing: Pricing,
-  tags: z.array(z.string()),
-  ratings: z.strictObject({ average: z.number(), count: z.number().int() }),
-});
+export const CatalogModelItem = z
+  .strictObject({
+    slug: z.string(),
+    provider: ProviderRef,
+    category: z.string(),
+    capability: z.string(),
+    pricing: Pricing,
+    tags: z.array(z.string()),
+    ratings: z.strictObject({ average: z.number(), count: z.number().int() }),
+  })
+  .meta({ examples: [EX.item] });
 
-export const CatalogModelDetail = z.strictObject({
-  slug: z.string(),
-  provider: ProviderRef,
-  name: z.string(),
-  description: z.string(),
-  category: z.string(),
-  capability: z.string(),
-  inputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema of the job input'),
-  pricing: Pricing,
-  siblings: z.array(z.strictObject({ slug: z.string(), capability: z.string() })),
-});
+export const CatalogModelDetail = z
+  .strictObject({
+    slug: z.string(),
+    provider: ProviderRef,
+    name: z.string(),
+    description: z.string(),
+    category: z.string(),
+    capability: z.string(),
+    inputSchema: z.record(z.string(), z.unknown()).describe('JSON Schema of the job input'),
+    pricing: Pricing,
+    siblings: z.array(z.strictObject({ slug: z.string(), capability: z.string() })),
+  })
+  .meta({ examples: [EX.detail] });
 
 const providerBase = {
   id: z.string(),
@@ -58,41 +63,49 @@ const providerBase = {
   color: z.string().regex(/^#[0-9A-Fa-f]{6}$/),
 };
 
-export const CatalogProviderItem = z.strictObject({
-  ...providerBase,
-  modelCount: z.number().int().nonnegative(),
-});
+export const CatalogProviderItem = z
+  .strictObject({
+    ...providerBase,
+    modelCount: z.number().int().nonnegative(),
+  })
+  .meta({ examples: [EX.provider] });
 
-export const CatalogProviderDetail = z.strictObject({
-  ...providerBase,
-  models: z.array(
-    z.strictObject({
-      slug: z.string(),
-      name: z.string(),
-      description: z.string(),
-      category: z.string(),
-      capability: z.string(),
-      pricing: Pricing,
-      tags: z.array(z.string()),
-    }),
-  ),
-});
+export const CatalogProviderDetail = z
+  .strictObject({
+    ...providerBase,
+    models: z.array(
+      z.strictObject({
+        slug: z.string(),
+        name: z.string(),
+        description: z.string(),
+        category: z.string(),
+        capability: z.string(),
+        pricing: Pricing,
+        tags: z.array(z.string()),
+      }),
+    ),
+  })
+  .meta({ examples: [EX.providerDetail] });
 
-export const CapabilityGroup = z.strictObject({
-  id: z.string(),
-  displayName: z.string(),
-  label: z.string(),
-  icon: z.string(),
-  color: z.string(),
-  order: z.number(),
-});
+export const CapabilityGroup = z
+  .strictObject({
+    id: z.string(),
+    displayName: z.string(),
+    label: z.string(),
+    icon: z.string(),
+    color: z.string(),
+    order: z.number(),
+  })
+  .meta({ examples: [EX.group] });
 
-export const Category = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  modelCount: z.number().int().nonnegative(),
-});
+export const Category = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    modelCount: z.number().int().nonnegative(),
+  })
+  .meta({ examples: [EX.category] });
 
 const modelBase = {
   id: z.string(),
@@ -104,14 +117,18 @@ const modelBase = {
   currentVersionPricing: Pricing,
 };
 
-export const ApiModelList = z.strictObject({
-  models: z.array(z.strictObject({ ...modelBase, providerId: z.string(), providerName: z.string() })),
-});
+export const ApiModelList = z
+  .strictObject({
+    models: z.array(z.strictObject({ ...modelBase, providerId: z.string(), providerName: z.string() })),
+  })
+  .meta({ examples: [EX.apiModels] });
 
-export const ProviderModelList = z.strictObject({
-  provider: z.strictObject({ ...providerBase, categories: z.array(z.string()), isActive: z.boolean() }),
-  models: z.array(z.strictObject(modelBase)),
-});
+export const ProviderModelList = z
+  .strictObject({
+    provider: z.strictObject({ ...providerBase, categories: z.array(z.string()), isActive: z.boolean() }),
+    models: z.array(z.strictObject(modelBase)),
+  })
+  .meta({ examples: [EX.providerModels] });
 
 /**
  * The catalog lists' filters. Other query parameters are ignored, as every other read of

@@ -100,55 +100,92 @@ export const JobFailure = z.object({
   retryable: z.boolean().describe('whether submitting the same job again may succeed'),
 });
 
-export const JobRecord = z.object({
-  jobId: z.string(),
-  status: z.enum(['pending', 'processing', 'completed', 'failed', 'cancelled']),
-  progress: z.number().int().min(0).max(100),
-  output: z.string().nullable(),
-  outputs: z.array(OutputItem).nullable(),
-  error: JobFailure.nullable(),
-  createdAt: z.iso.datetime(),
-  completedAt: z.iso.datetime().nullable(),
-  model: z.string(),
-  costMicroCents: z
-    .number()
-    .int()
-    .nonnegative()
-    .describe(
-      'What the job was priced at when submitted, in micro-cents (1,000,000 = $1); a failed or cancelled job was not charged it (refundedMicroCents)',
-    ),
-  refundedMicroCents: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe(
-      'Failed and cancelled jobs only: the credit given back, their whole cost. An addition clients may ignore',
-    ),
-  queuePosition: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe(
-      'Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore',
-    ),
-  estimatedCompletionTime: z.iso
-    .datetime()
-    .optional()
-    .describe(
-      'Pending and processing jobs: when the job should complete, from observed run times; absent while its model variant is paused (no slots). An addition clients may ignore',
-    ),
-});
+/** A job as GET /v1/jobs/{jobId} shows it, for the document's examples. */
+const JOB_ID_EXAMPLE = '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
+const COMPLETED_JOB_EXAMPLE = {
+  jobId: JOB_ID_EXAMPLE,
+  status: 'completed',
+  progress: 100,
+  output: `https://genjobs.example.com/files/jobs/${JOB_ID_EXAMPLE}/output-0.png`,
+  outputs: [{ url: `https://genjobs.example.com/files/jobs/${JOB_ID_EXAMPLE}/output-0.png`, type: 'image' }],
+  error: null,
+  createdAt: '2026-01-01T00:00:00Z',
+  completedAt: '2026-01-01T00:00:31.512Z',
+  model: 'genjobs/reference-image/text-to-image',
+  costMicroCents: 134_000,
+};
+const PENDING_JOB_EXAMPLE = {
+  jobId: '0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d',
+  status: 'pending',
+  progress: 0,
+  output: null,
+  outputs: null,
+  error: null,
+  createdAt: '2026-01-01T00:01:00Z',
+  completedAt: null,
+  model: 'genjobs/reference-video/text-to-video',
+  costMicroCents: 2_400_000,
+  queuePosition: 2,
+  estimatedCompletionTime: '2026-01-01T00:04:10.000Z',
+};
+
+export const JobRecord = z
+  .object({
+    jobId: z.string(),
+    status: z.enum(['pending', 'processing', 'completed', 'failed', 'cancelled']),
+    progress: z.number().int().min(0).max(100),
+    output: z.string().nullable(),
+    outputs: z.array(OutputItem).nullable(),
+    error: JobFailure.nullable(),
+    createdAt: z.iso.datetime(),
+    completedAt: z.iso.datetime().nullable(),
+    model: z.string(),
+    costMicroCents: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe(
+        'What the job was priced at when submitted, in micro-cents (1,000,000 = $1); a failed or cancelled job was not charged it (refundedMicroCents)',
+      ),
+    refundedMicroCents: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'Failed and cancelled jobs only: the credit given back, their whole cost. An addition clients may ignore',
+      ),
+    queuePosition: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'Pending jobs only: jobs ahead of this one for the model variant (0: next). An addition clients may ignore',
+      ),
+    estimatedCompletionTime: z.iso
+      .datetime()
+      .optional()
+      .describe(
+        'Pending and processing jobs: when the job should complete, from observed run times; absent while its model variant is paused (no slots). An addition clients may ignore',
+      ),
+  })
+  .meta({ examples: [COMPLETED_JOB_EXAMPLE, PENDING_JOB_EXAMPLE] });
 
 /** The body of a job's webhook (README, Webhooks): the same on every attempt. */
-export const WebhookEvent = z.object({
-  type: z.enum(WEBHOOK_EVENT_TYPES),
-  timestamp: z.iso.datetime().describe('When the job finished (its completedAt)'),
-  // The job as GET /v1/jobs/{jobId} showed it when it finished (not described here: a
-  // described copy would be a schema of its own, not the document's Job).
-  data: JobRecord,
-});
+export const WebhookEvent = z
+  .object({
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    timestamp: z.iso.datetime().describe('When the job finished (its completedAt)'),
+    // The job as GET /v1/jobs/{jobId} showed it when it finished (not described here: a
+    // described copy would be a schema of its own, not the document's Job).
+    data: JobRecord,
+  })
+  .meta({
+    examples: [
+      { type: 'job.completed', timestamp: COMPLETED_JOB_EXAMPLE.completedAt, data: COMPLETED_JOB_EXAMPLE },
+    ],
+  });
 
 const estimateOf = (breakdown: Array<[string, number]>) => {
   const total = breakdown.reduce((sum, [, cost]) => sum + cost, 0);
@@ -189,11 +226,15 @@ export const Estimate = z
     ],
   });
 
-export const CancelResult = z.object({
-  jobId: z.string(),
-  status: z.literal('cancelled'),
-  refundedMicroCents: z.number().int().nonnegative(),
-});
+export const CancelResult = z
+  .object({
+    jobId: z.string(),
+    status: z.literal('cancelled'),
+    refundedMicroCents: z.number().int().nonnegative(),
+  })
+  .meta({
+    examples: [{ jobId: PENDING_JOB_EXAMPLE.jobId, status: 'cancelled', refundedMicroCents: 2_400_000 }],
+  });
 
 /**
  * A list cursor: the sort key of the last job shown. Any string of this shape is a
@@ -226,4 +267,11 @@ export const JobListQuery = z.strictObject({
     .describe('nextCursor of the previous page: <createdAt>_<jobId>, the last job shown'),
 });
 
-export const JobList = z.object({ jobs: z.array(JobRecord), nextCursor: z.string().nullable() });
+export const JobList = z.object({ jobs: z.array(JobRecord), nextCursor: z.string().nullable() }).meta({
+  examples: [
+    {
+      jobs: [PENDING_JOB_EXAMPLE, COMPLETED_JOB_EXAMPLE],
+      nextCursor: `${COMPLETED_JOB_EXAMPLE.createdAt}_${COMPLETED_JOB_EXAMPLE.jobId}`,
+    },
+  ],
+});

@@ -2,8 +2,17 @@ import { z } from 'zod';
 import { addOperations, component } from '../openapi.ts';
 import { PresignRequest, PresignResult, UploadRecord } from './schemas.ts';
 
-/** The `{success, data, requestId}` envelope of the upload endpoints (spec 4.5, 4.6). */
-const wrapped = (data: z.ZodType) => z.object({ success: z.literal(true), data, requestId: z.string() });
+/** The `{success, data, requestId}` envelope of the upload endpoints (spec 4.5, 4.6), its example around the data's. */
+const wrapped = (data: z.ZodType) =>
+  z.object({ success: z.literal(true), data, requestId: z.string() }).meta({
+    examples: [
+      {
+        success: true,
+        data: (data.meta()?.examples as unknown[] | undefined)?.[0],
+        requestId: '0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0',
+      },
+    ],
+  });
 
 const PresignAnswer = component('PresignResponse', wrapped(component('Presign', PresignResult)));
 const UploadAnswer = component('UploadResponse', wrapped(component('Upload', UploadRecord)));
