@@ -74,7 +74,26 @@ describe('GET /docs in a real browser', () => {
     const job = await (await s.call(`/v1/jobs/${jobId}`, { key })).json();
     expect(job.status).toBe('completed');
     expect(await page.textContent('#events')).toContain(job.output);
+    // Its file is a link.
+    expect(
+      await page.locator('#outputs a').evaluateAll((as) => as.map((a) => a.getAttribute('href'))),
+    ).toEqual(job.outputs.map((o: { url: string }) => o.url));
     expect(errors).toEqual([]);
+  });
+
+  it('fits a phone: an opened operation scrolls within itself, never the page sideways', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await phone.goto(`${s.url}/docs`);
+      const op = phone
+        .locator('.opblock-post', { has: phone.locator('[data-path="/v1/jobs/submit"]') })
+        .first();
+      await op.locator('.opblock-summary').click();
+      await op.locator('.responses-table').first().waitFor({ timeout: 30_000 });
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    } finally {
+      await phone.close();
+    }
   });
 
   /** Runs "Try it out" of GET `path` (an operation not run before) and answers the status the reference shows. */

@@ -44,6 +44,20 @@ export const CONSOLE_SCRIPT = `'use strict';
     $('events').scrollTop = $('events').scrollHeight;
   };
   const headers = () => ({ authorization: 'Bearer ' + $('key').value.trim() });
+  // A finished job's files, as links (http and https addresses only).
+  const showOutputs = (job) =>
+    $('outputs').replaceChildren(
+      ...(job.outputs ?? [])
+        .filter((o) => /^https?:/i.test(o.url))
+        .map((o) => {
+          const a = document.createElement('a');
+          a.href = o.url;
+          a.textContent = 'Open the ' + o.type + ': ' + o.url;
+          a.target = '_blank';
+          a.rel = 'noopener';
+          return a;
+        }),
+    );
 
   const TERMINAL = ['completed', 'failed', 'cancelled'];
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -92,6 +106,7 @@ export const CONSOLE_SCRIPT = `'use strict';
               job.error ? job.error.code + ': ' + job.error.message : '',
             ].filter(Boolean).join('  ');
             log(new Date().toLocaleTimeString() + '  ' + job.status + '  ' + extra);
+            showOutputs(job);
           }
         }
       } catch (err) {
@@ -115,6 +130,7 @@ export const CONSOLE_SCRIPT = `'use strict';
   $('submit').addEventListener('click', async () => {
     authorize();
     $('events').textContent = '';
+    $('outputs').replaceChildren();
     if (!$('key').value.trim()) return log('paste an API key above first (dev mode: the file api-key in $GENJOBS_DEV_DIR, default ~/.genjobs/dev)');
     let input;
     try {

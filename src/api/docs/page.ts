@@ -18,7 +18,11 @@ export function docsPage(basePath = ''): string {
   header, section.guide { max-width: 1400px; margin: 0 auto; padding: 0 20px; }
   header h1 { margin: 24px 0 4px; }
   pre, code { font-family: ui-monospace, monospace; font-size: 13px; }
-  pre { background: #f4f5f7; padding: 10px 12px; overflow-x: auto; border-radius: 4px; }
+  .guide pre { background: #f4f5f7; padding: 10px 12px; overflow-x: auto; border-radius: 4px; }
+  #outputs a { display: block; overflow-wrap: anywhere; }
+  /* A narrow screen: the reference scrolls inside itself, the page never sideways. */
+  #reference .responses-inner, #reference .opblock-body { overflow-x: auto; }
+  @media (max-width: 700px) { #reference .response-col_links { display: none; } }
   .console { border: 1px solid #d9dde3; border-radius: 6px; padding: 12px 16px; margin: 16px 0; }
   .console label { display: block; margin: 8px 0 4px; font-weight: 600; }
   .console input, .console select { width: 100%; max-width: 640px; padding: 6px; font-size: 14px; box-sizing: border-box; }
@@ -32,6 +36,7 @@ export function docsPage(basePath = ''): string {
   <p>Asynchronous image and video generation jobs. The reference below is rendered from
   <a href="${base}/v1/openapi.json">${base}/v1/openapi.json</a>.</p>
 </header>
+<main>
 <section class="guide">
   <h2>Quick start</h2>
   <p>Every job request carries an API key: <code>Authorization: Bearer gjk_…</code>
@@ -39,12 +44,13 @@ export function docsPage(basePath = ''): string {
   mode it is the file <code>api-key</code> in <code>$GENJOBS_DEV_DIR</code> (default
   <code>~/.genjobs/dev</code>). Set the two variables the examples use, then submit a job and
   follow it:</p>
-<pre>export GENJOBS_URL=<span id="origin">https://genjobs.example.com</span>   # this page's address, without /docs
+<pre tabindex="0">export GENJOBS_URL=<span id="origin">https://genjobs.example.com</span>   # this page's address, without /docs
 export GENJOBS_API_KEY=gjk_…
 curl -s -X POST $GENJOBS_URL/v1/jobs/submit -H "authorization: Bearer $GENJOBS_API_KEY" \\
   -H 'content-type: application/json' \\
   -d '{"model":"genjobs/reference-image/text-to-image","input":{"prompt":"a lighthouse"}}'
-curl -N $GENJOBS_URL/v1/jobs/JOB_ID/events -H "authorization: Bearer $GENJOBS_API_KEY"</pre>
+JOB_ID=…   # the jobId the submit answered
+curl -N $GENJOBS_URL/v1/jobs/$JOB_ID/events -H "authorization: Bearer $GENJOBS_API_KEY"</pre>
   <p>Money (<code>costMicroCents</code>, <code>balanceMicroCents</code>, every
   <code>…MicroCents</code> field) is a whole number of micro-cents: 1,000,000 micro-cents are $1.</p>
   <p>Or with the command line or the TypeScript client, both in the genjobs repository (not an
@@ -53,7 +59,7 @@ curl -N $GENJOBS_URL/v1/jobs/JOB_ID/events -H "authorization: Bearer $GENJOBS_AP
   (<code>npx genjobs models get MODEL</code> lists its input fields, <code>npx genjobs estimate MODEL --input key=value</code>
   prices a job part by part), or
   <code>npm install /path/to/genjobs</code> in your app:</p>
-<pre>import { createClient } from 'genjobs/client';
+<pre tabindex="0">import { createClient } from 'genjobs/client';
 const genjobs = createClient({ baseUrl: process.env.GENJOBS_URL!, apiKey: process.env.GENJOBS_API_KEY! });
 const job = await genjobs.jobs.run('genjobs/reference-image/text-to-image', { prompt: 'a lighthouse' });</pre>
   <p>Webhooks: a submit with <code>webhookUrl</code> (https) gets a signed POST when the job
@@ -81,11 +87,13 @@ const job = await genjobs.jobs.run('genjobs/reference-image/text-to-image', { pr
     <input id="input" value='{"prompt":"a lighthouse at dusk"}'>
     <button id="submit" type="button">Submit and follow</button>
     <p>Job: <code id="job-id">none yet</code></p>
-    <pre id="events"></pre>
+    <pre id="events" role="log" aria-live="polite" tabindex="0"></pre>
+    <p id="outputs"></p>
   </div>
   <h2>Reference</h2>
 </section>
 <div id="reference"></div>
+</main>
 <script src="${base}/docs/assets/swagger-ui-bundle.js"></script>
 <script src="${base}/docs/console.js" data-base="${base}"></script>
 </body>
