@@ -79,6 +79,8 @@ const job = await genjobs.jobs.run('genjobs/reference-image/text-to-image', { pr
   your backend, or poll <code>GET /v1/jobs/{jobId}</code>.</p>
   <div class="console">
     <h2>Console</h2>
+    <p>Submits a job and follows its events live ("Try it out" on the events stream below shows
+    it only once the stream ends).</p>
     <label for="key">API key (kept in this page only; it also authorizes "Try it out" below)</label>
     <input id="key" type="password" autocomplete="off" placeholder="gjk_…">
     <label for="model">Model</label>
