@@ -3,6 +3,7 @@ import { openArchive } from '../archive/open.ts';
 import type { ArchiveStore } from '../archive/store.ts';
 import { blobConfigSchema } from '../blob/config.ts';
 import { type Blob, createBlob } from '../blob/create.ts';
+import { FilesystemBlobStore, sweepAbandonedWrites } from '../blob/filesystem.ts';
 import { jobOfKey } from '../blob/keys.ts';
 import type { Catalog } from '../catalog/index.ts';
 import { CATALOG_SELECTOR, CatalogWatcher } from '../catalog/watcher.ts';
@@ -210,6 +211,11 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     },
     uploadOpen: (key) => uploadService.acceptsFile(key),
   });
+  // A PUT a crash interrupted leaves its temp file in the filesystem store; cleared hourly.
+  const stopSweep =
+    blob.store instanceof FilesystemBlobStore
+      ? sweepAbandonedWrites(blob.store, log.child({ part: 'blob' }))
+      : () => {};
   const uploadService = new UploadService({
     uploads: r.uploads,
     uploadCache: uploads,
@@ -254,6 +260,7 @@ export async function startApi(deps: ApiDependencies): Promise<RunningApi> {
     catalog: () => watcher.current,
     async stop() {
       stopProbe();
+      stopSweep();
       hub.closeAll(); // event streams would hold the server open until the grace period
       await server.close();
       // Unused credit goes back now rather than when the controller closes the leases.

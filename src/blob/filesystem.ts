@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import { assertValidKey, assertValidPrefix } from './keys.ts';
 import { assertValidMediaType } from './media-type.ts';
 import { ByteMeter } from './meter.ts';
@@ -101,6 +102,26 @@ export class FilesystemBlobStore implements BlobStore {
     return info;
   }
 
+  /**
+   * Removes what writes left in `tmp/` that no process is writing any more: a PUT a crash
+   * interrupted (one that ends, well or badly, removes its own). A write in progress touches
+   * its file with every chunk, and the api ends an upload idle for far less than
+   * `olderThanMs`, so a file untouched that long is nobody's, whichever replica sharing the
+   * directory made it. Answers how many files went.
+   */
+  async removeAbandonedWrites(olderThanMs: number, now = Date.now()): Promise<number> {
+    const names = await readdir(this.#tmpDir).catch(ifMissing([] as string[]));
+    let removed = 0;
+    for (const name of names) {
+      const path = join(this.#tmpDir, name);
+      const stats = await stat(path).catch(ifMissing(undefined));
+      if (!stats?.isFile() || now - stats.mtimeMs < olderThanMs) continue;
+      await rm(path, { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
   async stat(key: string): Promise<BlobInfo | undefined> {
     const stats = await stat(this.#path(this.objectsDir, key)).catch(ifMissing(undefined));
     if (!stats?.isFile()) return undefined;
@@ -168,4 +189,33 @@ function ifMissing<T>(value: T): (error: NodeJS.ErrnoException) => T {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return value;
     throw error;
   };
+}
+
+/** How long a temp file stays untouched before it counts as abandoned (an upload's whole deadline is minutes). */
+const ABANDONED_AFTER_MS = 60 * 60_000;
+
+/**
+ * Clears abandoned temp files now and then every `everyMs` (the api, which writes them, runs
+ * it); returns its stop. On a shared volume each replica does the same, harmlessly.
+ */
+export function sweepAbandonedWrites(
+  store: FilesystemBlobStore,
+  log: Logger,
+  everyMs = 60 * 60_000,
+): () => void {
+  const sweep = () =>
+    store.removeAbandonedWrites(ABANDONED_AFTER_MS).then(
+      (removed) => {
+        if (removed > 0) log.info({ removed }, 'removed the temp files of writes a crash interrupted');
+      },
+      (err: unknown) =>
+        log.warn(
+          { err: (err as Error).message },
+          'the temp files of interrupted writes could not be cleared',
+        ),
+    );
+  void sweep();
+  const timer = setInterval(sweep, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

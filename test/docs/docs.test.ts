@@ -90,7 +90,7 @@ describe('GET /docs in a real browser', () => {
         .first();
       await op.locator('.opblock-summary').click();
       await op.locator('.responses-table').first().waitFor({ timeout: 30_000 });
-      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(await phone.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     } finally {
       await phone.close();
     }
