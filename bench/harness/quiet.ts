@@ -13,10 +13,17 @@ export async function quiesce(what: string, done: () => Promise<boolean>, timeou
   await sleep(1500);
 }
 
-/** No Pod running in the namespace (stopped ones are kept a while) and no reservation or credit lease held on any Account. */
-export async function genjobsSettled(kube: Kube, r: Resources): Promise<boolean> {
+/**
+ * No Pod running in the namespace (stopped ones are kept a while; with `podsDeleted`, none
+ * left at all) and no reservation or credit lease held on any Account.
+ */
+export async function genjobsSettled(
+  kube: Kube,
+  r: Resources,
+  { podsDeleted = false }: { podsDeleted?: boolean } = {},
+): Promise<boolean> {
   const pods = await kube.core.listNamespacedPod({ namespace: kube.namespace });
-  if (!pods.items.every(isPodFinished)) return false;
+  if (podsDeleted ? pods.items.length > 0 : !pods.items.every(isPodFinished)) return false;
   const accounts = await r.accounts.listAll();
   return accounts.every(
     (a) =>

@@ -226,9 +226,14 @@ async function run(
         );
       }
     }
-    // Every mode's requests are counted until its Pods are gone and its credit leases
-    // closed, so each pays for its whole lifecycle.
-    await quiesce('Pods deleted and leases closed', () => genjobsSettled(ns.kube, ns.r), 120_000);
+    // Every mode's requests are counted until its Pods are deleted (5 s after they stop, in
+    // both modes) and its credit leases closed, so each pays for its whole lifecycle (a wait
+    // for stopped Pods left up to a fifth of the off runs' Pod deletes uncounted).
+    await quiesce(
+      'Pods deleted and leases closed',
+      () => genjobsSettled(ns.kube, ns.r, { podsDeleted: true }),
+      120_000,
+    );
     const requestsAfter = await ctx.meter.snapshot();
     const writes = writesBetween(requestsBefore, requestsAfter);
     const items = Math.max(1, done.length);

@@ -126,7 +126,7 @@ export async function e2eScenario(ctx: BenchContext): Promise<E2eResult> {
     const done = submitted.filter((s) => tracker.seen.get(s.id)?.done !== undefined);
     const last = complete ? Math.max(...done.map((s) => tracker.seen.get(s.id)!.done!)) : performance.now();
     if (complete) {
-      await quiesce('Pods deleted and reservations settled', () => genjobsSettled(ns.kube, ns.r), 120_000);
+      await quiesce('Pods stopped and reservations settled', () => genjobsSettled(ns.kube, ns.r), 120_000);
     }
     const after = await ctx.meter.snapshot();
     const writes = writesBetween(before, after);
