@@ -191,7 +191,7 @@ function ifMissing<T>(value: T): (error: NodeJS.ErrnoException) => T {
   };
 }
 
-/** How long a temp file stays untouched before it counts as abandoned (an upload's whole deadline is minutes). */
+/** How long a temp file stays untouched before it counts as abandoned (the api ends an upload idle for 60 s, or after 30 minutes). */
 const ABANDONED_AFTER_MS = 60 * 60_000;
 
 /**

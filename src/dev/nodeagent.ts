@@ -195,7 +195,9 @@ export class NodeAgent {
  * a worker fetches an input image from the same local https server the webhooks reach.
  * Nothing else: no kubeconfig, no secrets, as a worker Pod has none.
  */
-export function workerBaseEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+function workerBaseEnv(): Record<string, string> {
   const keep = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'NODE_EXTRA_CA_CERTS'];
-  return Object.fromEntries(keep.flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]!]])));
+  return Object.fromEntries(
+    keep.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])),
+  );
 }
