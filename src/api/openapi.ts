@@ -470,9 +470,11 @@ const PROBLEM_EXAMPLES: Record<number, [ErrorCode, string, Array<{ pointer: stri
   503: ['UNAVAILABLE', 'the job history is unavailable right now; please retry'],
 };
 
-/** A problem body as the service answers it, for an example. */
+/** A problem body as the service answers it, for an example (a status without one fails the document's test). */
 function problemExample(status: number) {
-  const [code, detail, errors] = PROBLEM_EXAMPLES[status] ?? PROBLEM_EXAMPLES[400]!;
+  const example = PROBLEM_EXAMPLES[status];
+  if (!example) throw new Error(`no problem example for status ${status}: add one to PROBLEM_EXAMPLES`);
+  const [code, detail, errors] = example;
   return problemBody(new AppError(code, detail, { errors }), '0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0');
 }
 
