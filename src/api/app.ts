@@ -60,7 +60,7 @@ export function createApp(o: AppOptions): express.Express {
     locals(res).route = '/metrics';
     res.type(o.metrics.registry.contentType).send(await o.metrics.registry.metrics());
   });
-  // About 80 KB of JSON, encoded and gzipped (about a tenth) once.
+  // About 100 KB of JSON, encoded and gzipped (about a tenth) once.
   let openapi: { json: Buffer; gzip: Buffer } | undefined;
   app.get('/v1/openapi.json', (req, res) => {
     locals(res).route = '/v1/openapi.json';
