@@ -17,11 +17,13 @@ import {
   CancelResult,
   Estimate,
   EstimateRequest,
+  JOB_ID_EXAMPLE,
   JobFailure,
   JobList,
   JobListQuery,
   JobRecord,
   OutputItem,
+  REQUEST_ID_EXAMPLE,
   SubmitRequest,
   SubmitResult,
   WebhookEvent,
@@ -449,13 +451,10 @@ const PROBLEM_EXAMPLES: Record<number, [ErrorCode, string, Array<{ pointer: stri
   401: ['UNAUTHENTICATED', 'this endpoint needs an Authorization: Bearer <API key> header'],
   402: ['INSUFFICIENT_BALANCE', 'the job costs 2400000 micro-cents and the balance is 1200000'],
   403: ['INSUFFICIENT_SCOPE', 'this API key lacks the submit_job scope'],
-  404: ['JOB_NOT_FOUND', 'job 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f not found'],
+  404: ['JOB_NOT_FOUND', `job ${JOB_ID_EXAMPLE} not found`],
   405: ['METHOD_NOT_ALLOWED', 'DELETE is not allowed on /v1/jobs/submit; allowed: OPTIONS, POST'],
   408: ['REQUEST_TIMEOUT', 'the request body did not arrive within 30 s; send it again'],
-  409: [
-    'JOB_CANNOT_BE_CANCELLED',
-    'job 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f is processing; only pending jobs can be cancelled',
-  ],
+  409: ['JOB_CANNOT_BE_CANCELLED', `job ${JOB_ID_EXAMPLE} is processing; only pending jobs can be cancelled`],
   413: ['PAYLOAD_TOO_LARGE', 'request body is too large'],
   415: ['UNSUPPORTED_MEDIA_TYPE', 'request bodies must be JSON (Content-Type: application/json)'],
   422: [
@@ -475,7 +474,7 @@ function problemExample(status: number) {
   const example = PROBLEM_EXAMPLES[status];
   if (!example) throw new Error(`no problem example for status ${status}: add one to PROBLEM_EXAMPLES`);
   const [code, detail, errors] = example;
-  return problemBody(new AppError(code, detail, { errors }), '0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0');
+  return problemBody(new AppError(code, detail, { errors }), REQUEST_ID_EXAMPLE);
 }
 
 /** Problem bodies per status, `code` an enum of the codes answered with that status. */

@@ -66,6 +66,10 @@ export const EstimateRequest = z
   })
   .meta({ examples: [IMAGE_1K, IMAGE_4K, VIDEO_8S] });
 
+/** The ids the document's examples show: one job's, one request's. */
+export const JOB_ID_EXAMPLE = '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
+export const REQUEST_ID_EXAMPLE = '0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0';
+
 export const SubmitResult = z
   .object({
     jobId: z.string(),
@@ -77,8 +81,8 @@ export const SubmitResult = z
   .meta({
     examples: [
       {
-        jobId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
-        requestId: '0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0',
+        jobId: JOB_ID_EXAMPLE,
+        requestId: REQUEST_ID_EXAMPLE,
         status: 'pending',
         estimatedCompletionTime: '2026-01-01T00:04:00.000Z',
         costMicroCents: 2_400_000,
@@ -101,7 +105,6 @@ export const JobFailure = z.object({
 });
 
 /** A job as GET /v1/jobs/{jobId} shows it, for the document's examples. */
-const JOB_ID_EXAMPLE = '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
 const COMPLETED_JOB_EXAMPLE = {
   jobId: JOB_ID_EXAMPLE,
   status: 'completed',

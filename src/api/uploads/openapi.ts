@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REQUEST_ID_EXAMPLE } from '../jobs/schemas.ts';
 import { addOperations, component } from '../openapi.ts';
 import { PresignRequest, PresignResult, UploadRecord } from './schemas.ts';
 
@@ -9,7 +10,7 @@ const wrapped = (data: z.ZodType) =>
       {
         success: true,
         data: (data.meta()?.examples as unknown[] | undefined)?.[0],
-        requestId: '0f9e8d7c-6b5a-4938-a7b6-c5d4e3f2a1b0',
+        requestId: REQUEST_ID_EXAMPLE,
       },
     ],
   });
