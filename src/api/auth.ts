@@ -215,7 +215,8 @@ function credential(req: Request, source: CredentialSource): string | undefined 
   if (source === 'bearer') return bearer(req);
   const apiKey = single(req, 'x-api-key');
   if (apiKey === undefined) return bearer(req);
-  if (single(req, 'Authorization') !== undefined && bearer(req) !== apiKey)
+  const alsoBearer = bearer(req);
+  if (alsoBearer !== undefined && alsoBearer !== apiKey)
     throw new AppError('UNAUTHENTICATED', 'x-api-key and Authorization name two different keys; send one');
   return apiKey;
 }
