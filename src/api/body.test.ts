@@ -79,6 +79,25 @@ describe('parseQuery: a whole number is its digits', () => {
     },
   );
 
+  it('a number past the safe integers is refused by the bound the schema sets, once', () => {
+    const refused = (schema: z.ZodObject, q: Record<string, unknown>) => {
+      try {
+        parseQuery(schema, q);
+      } catch (e) {
+        return (e as AppError & { errors: unknown }).errors;
+      }
+      throw new Error('accepted');
+    };
+    expect(refused(query, { limit: '99999999999999999999' })).toEqual([
+      { pointer: '/limit', message: 'must be at most 100' },
+    ]);
+    // Without a bound of its own, the safe integers' is said as a bound.
+    const unbounded = z.strictObject({ n: z.coerce.number().int() });
+    expect(refused(unbounded, { n: '99999999999999999999' })).toEqual([
+      { pointer: '/n', message: 'must be at most 9007199254740991' },
+    ]);
+  });
+
   it('reads digits, and the default when absent', () => {
     expect(parseQuery(query, { limit: '5' })).toEqual({ limit: 5 });
     expect(parseQuery(query, {})).toEqual({ limit: 20 });

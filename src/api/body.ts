@@ -90,9 +90,15 @@ export function requireJson(req: Request, _res: Response, next: NextFunction): v
   next();
 }
 
-/** zod issues as JSON pointers into the body. */
+/**
+ * zod issues as JSON pointers into the body. A whole number past the schema's own bound is
+ * also past JavaScript's safe integers, which `.int()` checks as well; only the schema's
+ * bound is said ("must be at most 100", not that and 9007199254740991 too).
+ */
 export function fieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
-  return issues.map((i) => {
+  const bounded = new Set(issues.filter((i) => isBound(i) && i.origin === 'number').map((i) => pathKey(i)));
+  const said = issues.filter((i) => !(isBound(i) && i.origin === 'int' && bounded.has(pathKey(i))));
+  return said.map((i) => {
     const path = i.path.map((p) => String(p).replaceAll('~', '~0').replaceAll('/', '~1'));
     const keys = i.code === 'unrecognized_keys' ? i.keys : [];
     if (keys.length > 0) {
@@ -104,6 +110,12 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
     return { pointer: `/${path.join('/')}`, message: i.message };
   });
 }
+
+function isBound(i: z.core.$ZodIssue): i is z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall {
+  return i.code === 'too_big' || i.code === 'too_small';
+}
+
+const pathKey = (i: z.core.$ZodIssue) => JSON.stringify(i.path);
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',
@@ -139,7 +151,7 @@ function instruction(issue: z.core.$ZodRawIssue): string | undefined {
           : `must have ${bound} ${plural(n, 'character')}`;
       }
       if (issue.origin === 'array') return `must have ${bound} ${plural(n, 'item')}`;
-      if (issue.origin === 'number') {
+      if (issue.origin === 'number' || issue.origin === 'int') {
         const strict = issue.code === 'too_small' ? 'more than' : 'less than';
         return `must be ${issue.inclusive === false ? strict : bound} ${n}`;
       }
