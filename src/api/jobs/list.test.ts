@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { jobRecord } from '../../jobs/record.ts';
 import type { GenerationJob } from '../../k8s/types.ts';
+import { parseQuery } from '../body.ts';
 import { type ListPage, type ListQuery, newestLive, listPage as pageOf } from './list.ts';
-import { JOB_CURSOR } from './schemas.ts';
+import { JOB_CURSOR, JobListQuery } from './schemas.ts';
 
 const job = (name: string, createdAt: string, phase?: 'completed'): GenerationJob => ({
   apiVersion: 'genjobs.io/v1alpha1',
@@ -105,6 +106,27 @@ describe('listPage', () => {
 
   it('refuses a cursor it did not issue', () => {
     expect(() => listPage([], { limit: 1, cursor: 'bm9wZQ' })).toThrow(/cursor/);
+  });
+
+  it.each([
+    // A fraction: compared as text with whole seconds, it skipped the jobs of its second.
+    '2026-11-29T11:07:07.999Z_a',
+    '2026-13-45T99:99:99Z_abc',
+    '2026-02-30T11:07:50Z_a',
+    '2026-11-29T24:00:00Z_a',
+  ])('refuses the cursor %s: 400, as one it did not issue', (cursor) => {
+    expect(() => parseQuery(JobListQuery, { cursor })).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_ERROR',
+        errors: [{ pointer: '/cursor', message: 'not a cursor this service issues' }],
+      }),
+    );
+  });
+
+  it('takes a cursor of a day only leap years have', () => {
+    expect(parseQuery(JobListQuery, { cursor: '2024-02-29T23:59:59Z_a' }).cursor).toBe(
+      '2024-02-29T23:59:59Z_a',
+    );
   });
 
   it('issues cursors of the shape the document declares, and takes any such cursor as a position', () => {
