@@ -31,8 +31,9 @@ async function openHistory(cmd: Command): Promise<ArchiveStore> {
   });
   if (!archive)
     throw new ConfigError(
-      'the archive is off here (GENJOBS_ARCHIVE=off): give --archive-url, or run this where the api runs. ' +
-        'In dev mode the embedded archive belongs to the running `genjobs dev`: read archived jobs with GET /v1/jobs',
+      `${process.env.GENJOBS_ARCHIVE ? 'the archive is off here (GENJOBS_ARCHIVE=off)' : 'no archive is named here'}: ` +
+        'give --archive-url or GENJOBS_ARCHIVE_URL, or run this in the api or controller Pod, whose settings name it. ' +
+        'In dev mode the embedded archive (PGlite) is open in the `genjobs dev` process and no other can read it: read archived jobs with GET /v1/jobs, or run dev with GENJOBS_ARCHIVE=postgres GENJOBS_ARCHIVE_URL=<url> and give this the same URL',
     );
   return archive;
 }
@@ -60,12 +61,20 @@ export function historyRow(j: GenerationJob): string {
   ].join('\t');
 }
 
-/** The cursor of the next `history list` page: the last row's (created, name). */
-export function nextBefore(jobs: readonly GenerationJob[], limit: number): string | undefined {
+/**
+ * A `history list` page from up to `limit + 1` rows: the first `limit`, and the cursor of the
+ * next page (the last shown row's created,name) only when a row is left over, so a page that
+ * happens to be full is not followed by an empty one.
+ */
+export function pageOf(
+  rows: readonly GenerationJob[],
+  limit: number,
+): { jobs: GenerationJob[]; next?: string } {
+  const jobs = rows.slice(0, limit);
   const last = jobs.at(-1);
-  return jobs.length === limit && last
-    ? `${last.metadata.creationTimestamp},${last.metadata.name}`
-    : undefined;
+  return rows.length > limit && last
+    ? { jobs, next: `${last.metadata.creationTimestamp},${last.metadata.name}` }
+    : { jobs };
 }
 
 async function using<T>(cmd: Command, fn: (a: ArchiveStore) => Promise<T>): Promise<T> {
@@ -97,7 +106,7 @@ function limitOf(v: string): number {
   return n;
 }
 
-/** The `created,name` of the last row of a page, as `nextBefore` prints it; anything else is refused, never read as no cursor. */
+/** The `created,name` of the last row of a page, as a full page's `more:` line (or `nextBefore`) gives it; anything else is refused, never read as no cursor. */
 function beforeOf(v: string): [string, string] {
   const [created = '', name = '', ...rest] = v.split(',');
   if (rest.length > 0 || !name || Number.isNaN(Date.parse(created)))
@@ -150,11 +159,16 @@ export function registerHistoryCommands(program: Command): void {
     )
     .addOption(outputOption())
     .action(async (o: Output & ListOptions, cmd: Command) => {
-      const limit = o.limit;
-      const jobs = await using(cmd, (a) =>
-        a.listJobs({ account: o.account, status: o.status, model: o.model, limit, before: o.before }),
+      const rows = await using(cmd, (a) =>
+        a.listJobs({
+          account: o.account,
+          status: o.status,
+          model: o.model,
+          limit: o.limit + 1,
+          before: o.before,
+        }),
       );
-      const next = nextBefore(jobs, limit);
+      const { jobs, next } = pageOf(rows, o.limit);
       if (o.output === 'json') console.log(JSON.stringify({ jobs, nextBefore: next ?? null }, null, 2));
       else {
         console.log([HISTORY_HEADER, ...jobs.map(historyRow)].join('\n'));

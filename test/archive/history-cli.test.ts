@@ -53,6 +53,11 @@ it('genjobs history list pages an account newest first, and history get shows th
   );
   expect(next.jobs.map((j: { metadata: { name: string } }) => j.metadata.name)).toEqual(['h1']);
   expect(next.nextBefore).toBeNull();
+  // A page that is full with nothing after it says no more.
+  const whole = await history('list', '--account', 'acme', '--limit', '3', '-o', 'json');
+  expect(JSON.parse(whole.stdout)).toMatchObject({ nextBefore: null });
+  expect(JSON.parse(whole.stdout).jobs).toHaveLength(3);
+  expect((await history('list', '--account', 'acme', '--limit', '3')).stderr).not.toContain('more:');
   const last = await history('list', '--account', 'acme', '--before', before!);
   expect(last.stdout).toMatch(/^NAME\t[^\n]*\nh1\t[^\n]*\n$/);
   await expect(history('list', '--account', 'nobody')).resolves.toMatchObject({
@@ -128,6 +133,16 @@ it('genjobs history without an archive, or with one it cannot reach, says so in 
   await expect(cli()).rejects.toMatchObject({
     code: 2,
     stderr: expect.stringMatching(/^genjobs: the archive is off here/),
+  });
+  // Nothing set (a developer's shell, dev mode's embedded archive): not told it was turned off.
+  const { GENJOBS_ARCHIVE: _, GENJOBS_ARCHIVE_URL: __, ...unset } = process.env;
+  await expect(
+    run(process.execPath, [join(REPO_ROOT, 'src', 'cli.ts'), 'history', 'list', '--account', 'a'], {
+      env: unset,
+    }),
+  ).rejects.toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/^genjobs: no archive is named here: .*no other can read it/),
   });
   const refused = cli('--archive-url', 'postgres://nobody@127.0.0.1:1/none');
   const err = (await refused.catch((e: { code: number; stderr: string }) => e)) as {
