@@ -143,9 +143,19 @@ describe('a finished job moves from etcd to the archive', () => {
     await eventually(() => archive.getJob(jobId), 20_000, 'the upsert');
     expect(await s.r.jobs.get(jobId)).toBeDefined();
 
-    // A controller killed after the upsert, before the delete: the next one deletes.
-    await restartController({ GENJOBS_KEEP_FINISHED: '1s' });
+    // A controller killed after the upsert, before the delete: the next one deletes, and says so.
+    const logs = memoryLogger();
+    await restartController({ GENJOBS_KEEP_FINISHED: '1s' }, logs.log);
     await eventually(async () => (await s.r.jobs.get(jobId)) === undefined, 20_000, 'the delete');
+    await eventually(
+      async () =>
+        logs.lines.some((l) => {
+          const line = JSON.parse(l);
+          return line.msg === 'job archived and deleted from the cluster' && line.jobId === jobId;
+        }),
+      5_000,
+      'the log line of the delete',
+    );
     await new Promise((r) => setTimeout(r, 300)); // the api's cache sees the delete
 
     const archived = await s.call(`/v1/jobs/${jobId}`, { key });

@@ -227,7 +227,7 @@ export class Archiver {
         return o.again();
       case 'keep':
         return { requeueAfterMs: Math.max(1, step.ms) };
-      case 'delete':
+      case 'delete': {
         try {
           await o.delete();
         } catch (err) {
@@ -236,7 +236,15 @@ export class Archiver {
           throw err;
         }
         this.forget(key);
+        // The end of its life in the cluster, as `job completed` is of its run: an operator
+        // looking for a job `kubectl get gj` no longer shows finds where it went.
+        const name = key.slice(key.indexOf('/') + 1);
+        this.d.log.info(
+          o.kind === 'job' ? { jobId: name } : { upload: name },
+          `${o.kind} archived and deleted from the cluster`,
+        );
         return undefined;
+      }
       default:
         return assertNever(step);
     }
