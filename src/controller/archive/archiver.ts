@@ -228,8 +228,9 @@ export class Archiver {
       case 'keep':
         return { requeueAfterMs: Math.max(1, step.ms) };
       case 'delete': {
+        let deleted: boolean;
         try {
-          await o.delete();
+          deleted = await o.delete();
         } catch (err) {
           // It changed since it was archived: the new version is archived before the delete.
           if (isConflict(err)) return { requeueAfterMs: 50 };
@@ -238,11 +239,13 @@ export class Archiver {
         this.forget(key);
         // The end of its life in the cluster, as `job completed` is of its run: an operator
         // looking for a job `kubectl get gj` no longer shows finds where it went.
+        // (Not when it was gone already: whoever deleted it is the one to say.)
         const name = key.slice(key.indexOf('/') + 1);
-        this.d.log.info(
-          o.kind === 'job' ? { jobId: name } : { upload: name },
-          `${o.kind} archived and deleted from the cluster`,
-        );
+        if (deleted)
+          this.d.log.info(
+            o.kind === 'job' ? { jobId: name } : { upload: name },
+            `${o.kind} archived and deleted from the cluster`,
+          );
         return undefined;
       }
       default:
