@@ -178,6 +178,7 @@ export class Archiver {
       },
       rv,
       kind: 'job',
+      name,
       again: () => this.reconcileJob(key, name),
     });
   }
@@ -198,6 +199,7 @@ export class Archiver {
       delete: () => d.uploads.delete(name, { uid: upload.metadata.uid, resourceVersion: rv }),
       rv,
       kind: 'upload',
+      name,
       again: () => this.reconcileUpload(key, name),
     });
   }
@@ -210,6 +212,7 @@ export class Archiver {
       delete: () => Promise<boolean>;
       rv: string;
       kind: 'job' | 'upload';
+      name: string;
       again: () => Promise<HandlerResult | undefined>;
     },
   ): Promise<HandlerResult | undefined> {
@@ -240,10 +243,9 @@ export class Archiver {
         // The end of its life in the cluster, as `job completed` is of its run: an operator
         // looking for a job `kubectl get gj` no longer shows finds where it went.
         // (Not when it was gone already: whoever deleted it is the one to say.)
-        const name = key.slice(key.indexOf('/') + 1);
         if (deleted)
           this.d.log.info(
-            o.kind === 'job' ? { jobId: name } : { upload: name },
+            o.kind === 'job' ? { jobId: o.name } : { upload: o.name },
             `${o.kind} archived and deleted from the cluster`,
           );
         return undefined;
