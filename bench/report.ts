@@ -714,7 +714,7 @@ export function printReport(r: Report): void {
           'jobs in it',
           'jobs/s',
           'deletes per job',
-          'archived at end',
+          'archived per job',
           'all gone after s',
         ],
         archive.e2e.runs.map((x, i) => [
