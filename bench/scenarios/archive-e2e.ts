@@ -12,7 +12,8 @@
  *
  * `on` and `ttl` make the same delete per job at the same time, so on ÷ ttl is the cost of
  * archiving itself (the issue's measure); on ÷ off adds the delete, one apiserver write of
- * about ten per job, that `off` only makes after its TTL (reported beside it).
+ * about ten per job, that `off` only makes after its TTL (reported beside it). One thing
+ * `ttl` pays now that `on` pays at `jobs.retention`: removing each job's output files.
  *
  * Jobs are deleted about 30 s after their end in both: the job reconciler keeps a finished
  * job that names a credit lease its cache does not show for 30 s after the job ended (the
