@@ -1,8 +1,8 @@
 /**
  * Part of the `archive` scenario (issue 14): "archiving never becomes the bottleneck".
- * The end-to-end run of scenario 4 (api, controller, dev node agent, an instant worker,
- * jobs submitted at concurrency 64 over 8 accounts) in three modes, in turn, so drift on a
- * shared machine falls on every mode:
+ * Scenario 4's services (api, controller, dev node agent, an instant worker) with 128 jobs
+ * in flight over 8 accounts, in three modes, in turn, so drift on a shared machine falls
+ * on every mode:
  *
  * - `off`: no archive, jobs kept (the 7-day GENJOBS_JOB_TTL): what a run shorter than the
  *   TTL sees with the archive off, no job deleted;
