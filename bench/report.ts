@@ -8,6 +8,7 @@ import { ratio, round } from './harness/stats.ts';
 import { isHousekeeping } from './harness/writes.ts';
 import type { ApiScenarioResult, WriteLevel } from './scenarios/api.ts';
 import type { ArchiveResult } from './scenarios/archive.ts';
+import type { ArchiveE2eResult } from './scenarios/archive-e2e.ts';
 import type { CatalogResult } from './scenarios/catalog.ts';
 import type { E2eResult } from './scenarios/e2e.ts';
 import type { EtaResult } from './scenarios/eta.ts';
@@ -302,6 +303,18 @@ function fmt(v: Cell): string {
   if (Math.abs(v) >= 100) return v.toFixed(0);
   if (Math.abs(v) >= 10) return v.toFixed(1);
   return v.toFixed(2);
+}
+
+/** What each mode of the archive's end-to-end runs does, for those that ran. */
+function archiveModes(e2e: ArchiveE2eResult): string {
+  const what: Record<string, string> = {
+    off: 'off (jobs kept, 7-day TTL)',
+    ttl: 'ttl (no archive, GENJOBS_JOB_TTL=1s: deleted as soon as the controller lets them go)',
+    on: `on (archived, deleted GENJOBS_KEEP_FINISHED=${e2e.keepFinishedSeconds}s after their end)`,
+  };
+  return Object.keys(e2e.jobsPerSecond)
+    .map((mode) => what[mode] ?? mode)
+    .join('; ');
 }
 
 /** `off 27.9, ttl 26.5, on 26.3`: a figure of each mode present. */
@@ -703,7 +716,11 @@ export function printReport(r: Report): void {
         ],
       ),
       '',
-      `  end to end (scenario 4's services and instant worker, 128 jobs in flight over 8 accounts, each client submitting its next job when its last completed), in turn: off (jobs kept, 7-day TTL); ttl (no archive, GENJOBS_JOB_TTL=1s: deleted as soon as the controller lets them go); on (archived, deleted GENJOBS_KEEP_FINISHED=${archive.e2e.keepFinishedSeconds}s after their end); measured after a ${archive.e2e.warmUpSeconds} s warm-up, while submits, runs and deletes all go on`,
+      `  end to end (scenario 4's services and instant worker, 128 jobs in flight over 8 accounts, each client submitting its next job when its last completed), in turn: ${archiveModes(archive.e2e)}; ${
+        archive.e2e.warmUpSeconds > 0
+          ? `measured after a ${archive.e2e.warmUpSeconds} s warm-up, while submits, runs and deletes all go on`
+          : 'measured from the first submit, no warm-up: a check that archiving keeps up, not a steady state'
+      }`,
       `  jobs/s (median of each mode's runs): ${modesOf(archive.e2e.jobsPerSecond)}; on ÷ ttl (the same deletes: archiving itself) ${fmt(archive.e2e.ratio)}×, on ÷ off (with the delete off makes only after its TTL) ${fmt(archive.e2e.ratioKept)}×; rows archived per second within the window ${fmt(archive.e2e.archiveRowsPerSecond)}`,
       `  CPU ms per job, all processes (median): ${modesOf(archive.e2e.cpuMsPerJob)}; ttl ÷ on ${fmt(ratio(archive.e2e.cpuMsPerJob.ttl, archive.e2e.cpuMsPerJob.on))}×, off ÷ on ${fmt(ratio(archive.e2e.cpuMsPerJob.off, archive.e2e.cpuMsPerJob.on))}× (the jobs/s ratios on cores that are the bound, without the runs' drift)`,
       table(
