@@ -8,7 +8,7 @@ import { ratio, round } from './harness/stats.ts';
 import { isHousekeeping } from './harness/writes.ts';
 import type { ApiScenarioResult, WriteLevel } from './scenarios/api.ts';
 import type { ArchiveResult } from './scenarios/archive.ts';
-import type { ArchiveE2eResult } from './scenarios/archive-e2e.ts';
+import { type ArchiveE2eMode, describeMode } from './scenarios/archive-e2e.ts';
 import type { CatalogResult } from './scenarios/catalog.ts';
 import type { E2eResult } from './scenarios/e2e.ts';
 import type { EtaResult } from './scenarios/eta.ts';
@@ -303,18 +303,6 @@ function fmt(v: Cell): string {
   if (Math.abs(v) >= 100) return v.toFixed(0);
   if (Math.abs(v) >= 10) return v.toFixed(1);
   return v.toFixed(2);
-}
-
-/** What each mode of the archive's end-to-end runs does, for those that ran. */
-function archiveModes(e2e: ArchiveE2eResult): string {
-  const what: Record<string, string> = {
-    off: 'off (jobs kept, 7-day TTL)',
-    ttl: 'ttl (no archive, GENJOBS_JOB_TTL=1s: deleted as soon as the controller lets them go)',
-    on: `on (archived, deleted GENJOBS_KEEP_FINISHED=${e2e.keepFinishedSeconds}s after their end)`,
-  };
-  return Object.keys(e2e.jobsPerSecond)
-    .map((mode) => what[mode] ?? mode)
-    .join('; ');
 }
 
 /** `off 27.9, ttl 26.5, on 26.3`: a figure of each mode present. */
@@ -716,7 +704,7 @@ export function printReport(r: Report): void {
         ],
       ),
       '',
-      `  end to end (scenario 4's services and instant worker, 128 jobs in flight over 8 accounts, each client submitting its next job when its last completed), in turn: ${archiveModes(archive.e2e)}; ${
+      `  end to end (scenario 4's services and instant worker, 128 jobs in flight over 8 accounts, each client submitting its next job when its last completed), in turn: ${(Object.keys(archive.e2e.jobsPerSecond) as ArchiveE2eMode[]).map((m) => describeMode(m, archive.e2e.keepFinishedSeconds)).join('; ')}; ${
         archive.e2e.warmUpSeconds > 0
           ? `measured after a ${archive.e2e.warmUpSeconds} s warm-up, while submits, runs and deletes all go on`
           : 'measured from the first submit, no warm-up: a check that archiving keeps up, not a steady state'

@@ -42,6 +42,21 @@ import { E2E_SLOTS, jobStage, submitInstantJob } from './e2e.ts';
 
 export type ArchiveE2eMode = 'off' | 'ttl' | 'on';
 
+/** GENJOBS_JOB_TTL of `ttl`: the shortest; the controller's 30 s for an unseen lease holds each job longer. */
+const TTL_MODE_JOB_TTL = '1s';
+
+/** What a mode runs, as the report names it: from the settings {@link run} gives its services. */
+export function describeMode(mode: ArchiveE2eMode, keepFinishedS: number): string {
+  switch (mode) {
+    case 'off':
+      return 'off (jobs kept, 7-day TTL)';
+    case 'ttl':
+      return `ttl (no archive, GENJOBS_JOB_TTL=${TTL_MODE_JOB_TTL}: deleted as soon as the controller lets them go)`;
+    case 'on':
+      return `on (archived, deleted GENJOBS_KEEP_FINISHED=${keepFinishedS}s after their end)`;
+  }
+}
+
 export interface ArchiveE2eRun {
   archive: ArchiveE2eMode;
   /** Jobs submitted over the whole run (warm-up, window, and none after). */
@@ -194,7 +209,7 @@ async function run(
     ...(mode === 'on'
       ? { GENJOBS_ARCHIVE: 'postgres', GENJOBS_ARCHIVE_URL: archive.url }
       : mode === 'ttl'
-        ? { GENJOBS_ARCHIVE: 'off', GENJOBS_JOB_TTL: '1s' }
+        ? { GENJOBS_ARCHIVE: 'off', GENJOBS_JOB_TTL: TTL_MODE_JOB_TTL }
         : { GENJOBS_ARCHIVE: 'off' }),
   };
   const stops: Array<() => Promise<void>> = [];
